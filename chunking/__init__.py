@@ -1,0 +1,45 @@
+"""chunking: text chunking for retrieval-augmented generation, with exact offsets.
+
+Every chunk is a span of its source: `source[c.start:c.end] == c.text`, for every strategy.
+
+>>> from chunking import chunk
+>>> [c.text for c in chunk("One. Two. Three.", "sentence", chunk_size=2, unit="sentences")]
+['One. Two.', 'Three.']
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+
+from chunking import fixed, markdown, paragraph, recursive, sentence, sliding
+from chunking.tokens import count_tokens, get_encoding
+from chunking.types import Chunk, check_chunks
+
+__all__ = ["STRATEGIES", "Chunk", "check_chunks", "chunk", "count_tokens", "get_encoding"]
+__version__ = "0.1.0"
+
+STRATEGIES: dict[str, Callable[..., list[Chunk]]] = {
+    "fixed": fixed.chunk,
+    "sentence": sentence.chunk,
+    "paragraph": paragraph.chunk,
+    "markdown": markdown.chunk,
+    "sliding": sliding.chunk,
+    "recursive": recursive.chunk,
+}
+
+
+def chunk(text: str, strategy: str = "recursive", **options) -> list[Chunk]:
+    """Chunk `text` with a named strategy; `options` are that strategy's keyword options.
+
+    Shared options: `chunk_size`, `chunk_overlap` (int in the unit, or a float fraction),
+    `unit` ("tokens" of cl100k_base, "characters", or a callable `str -> int`), `doc_id`.
+    """
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {sorted(STRATEGIES)}, got {strategy!r}")
+    function = STRATEGIES[strategy]
+    accepted = [p for p in inspect.signature(function).parameters if p != "text"]
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise TypeError(f"{strategy!r} got unknown option(s) {unknown}; its options are {accepted}")
+    return function(text, **options)

@@ -1,0 +1,131 @@
+"""Markdown chunking: sections by heading, blocks packed, the heading path kept beside.
+
+1. Parse with markdown-it-py (CommonMark plus tables), so ATX and setext headings are
+   found and a `#` line inside a code block is not a heading.
+2. Cut the document into sections at headings; a section's heading path is the list of
+   headings above it, e.g. `("Guide", "Install", "Linux")`. A heading with no text under it
+   joins the next section.
+3. Within a section, pack its top-level blocks (paragraphs, lists, fenced code, tables…)
+   up to `chunk_size`. A chunk never crosses a section boundary, and a fenced code block
+   or table is never split unless it alone exceeds `chunk_size` — then at line ends.
+   Other oversize blocks are cut at paragraphs, lines, sentences, then words.
+4. Every chunk carries `metadata["heading_path"]`; with `include_heading_path` (default)
+   the path goes into `context`, so the embedder sees it while `text` and offsets stay exact.
+
+Without any heading the whole text is one section, still packed by blocks — never one giant
+chunk. It does not parse HTML or reStructuredText. Taught in notebook 04.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+
+from chunking import recursive
+from chunking.packing import pack
+from chunking.segment import Span, trim
+from chunking.tokens import Unit, check_text, resolve_sizes, resolve_unit
+from chunking.types import Chunk, make_chunks
+
+STRATEGY = "markdown"
+PATH_SEPARATOR = " > "
+VERBATIM_BLOCKS = ("fence", "code_block", "table_open")  # split only at line ends
+FALLBACK = {"verbatim": ("lines",), "paragraph_open": ("sentences", "words")}
+FALLBACK_DEFAULT = ("paragraphs", "lines", "sentences", "words")
+
+
+@dataclass
+class Section:
+    """Consecutive top-level blocks under one heading path."""
+
+    path: tuple[str, ...]
+    blocks: list[tuple[Span, str]] = field(default_factory=list)  # (span, block type)
+    has_body: bool = False
+
+
+def chunk(
+    text: str,
+    *,
+    chunk_size: int = 200,
+    chunk_overlap: int | float = 0,
+    unit: Unit = "tokens",
+    include_heading_path: bool = True,
+    doc_id: str = "",
+) -> list[Chunk]:
+    """Heading-aware chunks of a markdown document, each with its heading path.
+
+    >>> doc = "# Guide\\n\\nIntro.\\n\\n## Install\\n\\nRun it.\\n"
+    >>> [(c.text, c.metadata["heading_path"]) for c in chunk(doc)]
+    [('# Guide\\n\\nIntro.', ('Guide',)), ('## Install\\n\\nRun it.', ('Guide', 'Install'))]
+    """
+    text = check_text(text)
+    size, overlap = resolve_sizes(chunk_size, chunk_overlap)
+    length = resolve_unit(unit)
+    spans, paths = [], []
+    for section in sections(text):
+        split = functools.partial(_split_block, text, section, length, size, overlap)
+        pieces = [span for span, _ in section.blocks]
+        section_spans = pack(text, pieces, length, size, overlap, split)
+        spans += section_spans
+        paths += [section.path] * len(section_spans)
+    context = [PATH_SEPARATOR.join(p) if include_heading_path else "" for p in paths]
+    metadata = [{"heading_path": p} for p in paths]
+    return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id, metadata=metadata, context=context)
+
+
+def sections(text: str) -> list[Section]:
+    """Split `text` into sections of top-level blocks, each with its heading path."""
+    stack: list[tuple[int, str]] = []
+    result = [Section(path=())]
+    for span, kind, level, title in _blocks(text):
+        if kind == "heading_open":
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, title))
+            path = tuple(t for _, t in stack)
+            if result[-1].has_body or not result[-1].blocks:
+                result.append(Section(path=path))
+            result[-1].path = path  # a bare heading before this one joins this section
+        else:
+            result[-1].has_body = True
+        result[-1].blocks.append((span, kind))
+    return [s for s in result if s.blocks]
+
+
+def _blocks(text: str) -> list[tuple[Span, str, int, str]]:
+    """Top-level blocks as (span, type, heading level, heading text), covering all text.
+
+    Each block runs from its first line to the next block's first line (trimmed), so lines
+    the parser drops, such as link reference definitions, stay inside a chunk.
+    """
+    line_starts = [0] + [m.end() for m in re.finditer(r"\r\n?|\n", text)]
+    tokens = _parser().parse(text)
+    starts = []
+    for i, tok in enumerate(tokens):
+        if tok.level == 0 and tok.nesting >= 0 and tok.map:
+            is_heading = tok.type == "heading_open"
+            title = tokens[i + 1].content.strip() if is_heading else ""
+            starts.append((line_starts[tok.map[0]], tok.type, int(tok.tag[1:]) if is_heading else 0, title))
+    if not starts or text[: starts[0][0]].strip():
+        starts.insert(0, (0, "paragraph_open", 0, ""))
+    blocks = []
+    for (begin, kind, level, title), nxt in zip(starts, [s[0] for s in starts[1:]] + [len(text)]):
+        span = trim(text, begin, nxt)
+        if span[0] < span[1]:
+            blocks.append((span, kind, level, title))
+    return blocks
+
+
+def _split_block(text: str, section: Section, length, size: int, overlap: int, span: Span) -> list[Span]:
+    """Cut one oversize block at the finest boundaries its type allows."""
+    kind = dict(section.blocks).get(span, "")
+    levels = FALLBACK["verbatim"] if kind in VERBATIM_BLOCKS else FALLBACK.get(kind, FALLBACK_DEFAULT)
+    return recursive.split(text, *span, length, size, overlap, levels)
+
+
+@functools.cache
+def _parser():
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table")

@@ -1,0 +1,170 @@
+"""Text segmentation with exact offsets: paragraphs, lines, sentences, words.
+
+Every splitter returns `(start, end)` spans of its input, trimmed of surrounding whitespace,
+in order, non-empty, together covering every non-whitespace character. Whitespace between
+spans belongs to no span; nothing else is ever dropped or rewritten.
+
+The sentence splitter is hand-written and rule-based:
+1. Candidate ends are runs of `.!?…‽` (then closing quotes/brackets) followed by
+   whitespace, and CJK `。！？` anywhere; blank lines; line starts that open a list item or
+   a markdown heading; a short title-like line followed by a capitalised line.
+2. A Latin candidate is rejected when the next word starts in lowercase, when the word
+   before is a title or reference abbreviation ("Dr.", "e.g.", "Fig.", "No."), a single
+   initial ("J."), a list number ("1." at a line start), or an initialism ("U.S.") that is
+   not followed by a typical sentence opener.
+It does not know every abbreviation or language; `notebooks/02_sentence.ipynb` compares it
+with pysbd and syntok on `tests/data/sentence_cases.jsonl`.
+"""
+
+from __future__ import annotations
+
+import re
+
+Span = tuple[int, int]
+
+NEWLINE = r"(?:\r\n|\r(?!\n)|\n)"  # CRLF is one line break, never two
+BLANK_LINE = re.compile(rf"{NEWLINE}(?:[ \t\f\v]*{NEWLINE})+")
+LINE_BREAK = re.compile(NEWLINE)
+WHITESPACE = re.compile(r"\s+")
+
+# Abbreviations (lowercase, without the final dot) after which a period...
+# ...never ends a sentence: titles before names, Latin connectives.
+NO_BREAK_AFTER = frozenset(
+    "mr mrs ms mx dr prof sr rev gen col lt sgt capt gov sen rep hon mt ft approx ca cf vs v "
+    "e.g i.e viz dept univ".split()
+)
+# ...does not end a sentence when a number follows ("Fig. 3", "No. 5", "Jan. 12").
+BEFORE_NUMBER = frozenset(
+    "fig figs eq eqs no nos vol vols pp p ch sec ref refs art jan feb mar apr jun jul aug sep "
+    "sept oct nov dec".split()
+)
+# ...ends a sentence only when a typical sentence opener follows ("Elm St. It opens").
+AMBIGUOUS = frozenset("st al etc inc ltd co corp jr bros".split())
+# Words that typically open a sentence: after "U.S." or "a.m." they signal a real end.
+SENTENCE_OPENERS = frozenset(
+    "the a an we i it this that these those they he she there then but and so however in on "
+    "at for if when after before our its his her their you what why how our my".split()
+)
+# Words that rarely end a heading-like line (so "the editors of\nThe Review" is one sentence).
+FUNCTION_WORDS = frozenset("a an the of to in on at by for and or but with from as is are was".split())
+_CANDIDATE = re.compile(
+    r"""(?P<cjk>[。！？]+[」』）"'”’]*)"""
+    r"""|(?P<end>(?:[.!?‽]+|…+)[)\]"'”’»]*)(?=\s|$)"""
+    rf"""|(?P<blank>{NEWLINE}(?:[ \t\f\v]*{NEWLINE})+)"""
+    rf"""|(?P<item>{NEWLINE})(?=[ \t]*(?:[-*+•]|\d{{1,3}}[.)]|[A-Za-z][.)]|\#{{1,6}})[ \t])"""
+    rf"""|(?P<line>{NEWLINE})(?=[ \t]*[A-Z0-9])"""
+)
+_WORD_BEFORE = re.compile(r"(\S+)$")
+_INITIALISM = re.compile(r"(?:[A-Za-z]\.){2,}$")
+_LIST_NUMBER = re.compile(r"(?:^|\n|\r)[ \t]*\d{1,3}\.$")
+_TITLE_MAX_WORDS = 10
+_CJK_CLOSERS = "」』）\"'”’"
+_HIRAGANA = re.compile(r"[\u3041-\u309f]")
+_SYMBOLS = re.compile(r"[ \t]*(?:[\u2600-\u27bf\U0001F000-\U0001FAFF\u200d\ufe0f\U0001F3FB-\U0001F3FF])+(?=\s|$)")
+
+
+def split_sentences(text: str) -> list[Span]:
+    """Sentence spans of `text` (see the module docstring for the rules)."""
+    cuts = []
+    for m in _CANDIDATE.finditer(text):
+        kind = m.lastgroup
+        if kind == "end" and not _ends_sentence(text, m.start(), m.end()):
+            continue
+        if kind == "line" and not _is_title_line(text, m.start()):
+            continue
+        if kind == "cjk" and m.group(0)[-1] in _CJK_CLOSERS and _HIRAGANA.match(text, m.end()):
+            continue  # 「…。」と言った: the quote is followed by a particle, not a new sentence
+        cuts.append(_after_symbols(text, m.end()) if kind == "end" else m.end())
+    return _spans_between(text, cuts)
+
+
+def split_paragraphs(text: str) -> list[Span]:
+    """Paragraph spans: blocks separated by one or more blank (whitespace-only) lines."""
+    return _spans_between(text, [m.end() for m in BLANK_LINE.finditer(text)])
+
+
+def split_lines(text: str) -> list[Span]:
+    """Line spans (CR, LF or CRLF line breaks); blank lines give no span."""
+    return _spans_between(text, [m.end() for m in LINE_BREAK.finditer(text)])
+
+
+def split_words(text: str) -> list[Span]:
+    """Whitespace-separated word spans."""
+    return [m.span() for m in re.finditer(r"\S+", text)]
+
+
+def trim(text: str, start: int, end: int) -> Span:
+    """Shrink `[start, end)` past leading and trailing whitespace (may become empty)."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def shift(spans: list[Span], offset: int) -> list[Span]:
+    """Spans of a substring, moved to the coordinates of the text it came from."""
+    return [(s + offset, e + offset) for s, e in spans]
+
+
+def _spans_between(text: str, cuts: list[int]) -> list[Span]:
+    """Trimmed, non-empty spans between consecutive cut positions."""
+    spans = []
+    previous = 0
+    for cut in [*cuts, len(text)]:
+        start, end = trim(text, previous, cut)
+        if start < end:
+            spans.append((start, end))
+        previous = max(previous, cut)
+    return spans
+
+
+def _ends_sentence(text: str, start: int, end: int) -> bool:
+    """Is the punctuation run at `text[start:end]` (followed by whitespace) a real end?"""
+    following = text[end : end + 40].lstrip()
+    if not following:
+        return True
+    if following[0].islower() and not (len(following) > 1 and following[1].isupper()):
+        return False  # a lowercase word continues the sentence; "eBay" or "iPhone" may start one
+    if text[start] != "." or end - start > 1 and text[start + 1] == ".":
+        return True  # "!", "?", a closing quote after the dot, or an ellipsis
+    word = _WORD_BEFORE.search(text, max(0, start - 40), start + 1)
+    if word is None:
+        return True
+    token = word.group(1).lstrip("([\"'“‘")
+    bare = token[:-1].lower()
+    if bare in NO_BREAK_AFTER:
+        return False
+    if bare in BEFORE_NUMBER:
+        return not following[0].isdigit()
+    if bare in AMBIGUOUS:
+        return _opens_sentence(following)
+    if len(bare) == 1 and bare.isalpha() and token[0].isupper():
+        return False  # an initial: "J. Smith"
+    if _LIST_NUMBER.search(text, max(0, start - 6), start + 1):
+        return False  # a list marker: "1. Install"
+    if _INITIALISM.search(token):
+        return _opens_sentence(following)
+    return True
+
+
+def _opens_sentence(following: str) -> bool:
+    word = re.match(r"[\w']+", following)
+    return bool(word) and word.group(0).lower() in SENTENCE_OPENERS
+
+
+def _after_symbols(text: str, end: int) -> int:
+    """Extend a cut past emoji that close the sentence ("today! 🎉 Next" cuts after 🎉)."""
+    m = _SYMBOLS.match(text, end)
+    return m.end() if m else end
+
+
+def _is_title_line(text: str, newline_at: int) -> bool:
+    """Does the line ending at `newline_at` look like a heading (short, no end punctuation)?"""
+    line_start = max(text.rfind("\n", 0, newline_at), text.rfind("\r", 0, newline_at)) + 1
+    words = text[line_start:newline_at].split()
+    return (
+        0 < len(words) <= _TITLE_MAX_WORDS
+        and words[-1][-1].isalnum()
+        and words[-1].lower() not in FUNCTION_WORDS
+    )

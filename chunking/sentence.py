@@ -1,0 +1,50 @@
+"""Sentence chunking: whole sentences packed up to a size, or N sentences per chunk.
+
+1. Split the text into sentences with exact offsets (`segment.split_sentences`, which
+   handles "Dr. Smith", "e.g.", "3.14", ellipses, quotes, list items and CJK `。！？`).
+2. Pack consecutive sentences greedily while the chunk stays within `chunk_size`
+   (seeds 000 and 003); `chunk_overlap` carries the previous chunk's trailing sentences
+   that fit within it (seed 003 carries one).
+3. With `unit="sentences"`, `chunk_size=5, chunk_overlap=1` gives seed 001's fixed five
+   sentences per chunk with a one-sentence overlap — without its trailing duplicate chunk.
+4. A sentence longer than `chunk_size` is cut at words (then fixed windows) into chunks
+   of its own: the bound always holds.
+
+Chunk sizes vary with sentence lengths; it does not look at paragraphs or meaning.
+Taught in notebook 02.
+"""
+
+from __future__ import annotations
+
+from chunking import recursive
+from chunking.packing import pack
+from chunking.segment import split_sentences
+from chunking.tokens import Unit, check_text, resolve_sizes, resolve_unit
+from chunking.types import Chunk, make_chunks
+
+STRATEGY = "sentence"
+FALLBACK = ("words",)  # below a sentence: words, then fixed windows
+
+
+def chunk(
+    text: str,
+    *,
+    chunk_size: int = 200,
+    chunk_overlap: int | float = 0,
+    unit: Unit = "tokens",
+    doc_id: str = "",
+) -> list[Chunk]:
+    """Pack whole sentences into chunks of at most `chunk_size` units.
+
+    >>> text = "Dr. Smith arrived. He sat down. It was 3.14 p.m. exactly."
+    >>> [c.text for c in chunk(text, chunk_size=2, chunk_overlap=1, unit="sentences")]
+    ['Dr. Smith arrived. He sat down.', 'He sat down. It was 3.14 p.m. exactly.']
+    """
+    text = check_text(text)
+    size, overlap = resolve_sizes(chunk_size, chunk_overlap)
+    length = resolve_unit(unit, sentences=True)
+    spans = pack(
+        text, split_sentences(text), length, size, overlap,
+        lambda p: recursive.split(text, *p, length, size, overlap, FALLBACK),
+    )
+    return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)

