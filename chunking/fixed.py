@@ -24,6 +24,8 @@ from chunking.tokens import (
     Length,
     Unit,
     check_text,
+    count_tokens,
+    count_tokens_many,
     encode,
     resolve_sizes,
     resolve_unit,
@@ -81,24 +83,43 @@ def _character_windows(text: str, start: int, end: int, size: int, overlap: int,
 
 
 def _token_windows(text: str, start: int, end: int, size: int, overlap: int, word_safe: bool) -> list[Span]:
-    """Windows of `size` tokens: encode once, cut the id array, map byte offsets to characters."""
+    """Windows of `size` tokens: encode once, cut at token boundaries that are character boundaries."""
     piece = text[start:end]
     data = piece.encode("utf-8")
     bounds = token_byte_offsets(encode(piece))
-    n = len(bounds) - 1
-    token_windows = []
+    chars, aligned = _chars_at(piece, data, bounds)
+    windows = _plan(len(bounds) - 1, size, overlap, aligned, _word_starts(data, bounds) if word_safe else None)
+    counts = count_tokens_many([piece[chars[i] : chars[j]] for i, j in windows])
+    if any(n > size for n in counts):  # rare: re-encoding a cut text can take more tokens
+        windows = _plan(len(bounds) - 1, size, overlap, aligned, None, lambda i, j: count_tokens(
+            piece[chars[i] : chars[j]]) <= size)
+    return [(int(chars[i]) + start, int(chars[j]) + start) for i, j in windows]
+
+
+def _plan(n, size, overlap, aligned, word_start, fits=None) -> list[tuple[int, int]]:
+    """Token windows (i, j) whose ends are character boundaries; `fits` re-checks each one."""
+    windows = []
     i = 0
     while i < n:
         j = min(i + size, n)
-        token_windows.append((i, j))
+        while j > i and not aligned[j]:
+            j -= 1
+        while fits and j > i + 1 and not fits(i, j):
+            j -= 1
+            while j > i and not aligned[j]:
+                j -= 1
+        if j <= i:  # one character needs more than `size` tokens: it gets a chunk of its own
+            j = i + 1
+            while not aligned[j]:
+                j += 1
+        windows.append((i, j))
         if j == n:
             break
-        nxt = j - overlap
-        while word_safe and overlap and nxt < j and not _starts_word(data, int(bounds[nxt])):
+        nxt = max(j - overlap, i + 1) if overlap else j
+        while nxt < j and not (aligned[nxt] and (word_start is None or word_start[nxt])):
             nxt += 1
-        i = nxt if overlap else j
-    byte_spans = [(int(bounds[i]), int(bounds[j])) for i, j in token_windows]
-    return _bytes_to_chars(piece, data, byte_spans, start)
+        i = nxt
+    return windows
 
 
 def _measured_windows(
@@ -126,10 +147,6 @@ def _next_start(text: str, candidate: int, stop: int, word_safe: bool) -> int:
     return candidate
 
 
-def _starts_word(data: bytes, at: int) -> bool:
-    return at == 0 or at >= len(data) or data[at] in _ASCII_SPACE or data[at - 1] in _ASCII_SPACE
-
-
 def _longest_fit(fits, low: int, high: int) -> int:
     """Largest x in [low, high] with fits(x), assuming fits is monotone; `low` if none fit."""
     if fits(high):
@@ -143,24 +160,23 @@ def _longest_fit(fits, low: int, high: int) -> int:
     return low
 
 
-def _bytes_to_chars(piece: str, data: bytes, byte_spans: list[Span], offset: int) -> list[Span]:
-    """Map UTF-8 byte spans to character spans; a cut inside a character moves to its start."""
+def _chars_at(piece: str, data: bytes, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Character offset of every token boundary, and whether it falls between characters."""
     if piece.isascii():  # bytes are characters
-        return [(s + offset, e + offset) for s, e in byte_spans]
+        return bounds, np.ones(len(bounds), dtype=bool)
     is_start = (np.frombuffer(data, dtype=np.uint8) & 0xC0) != 0x80
-    positions = sorted({b for span in byte_spans for b in span})
-    chars, count, previous = {}, 0, 0
-    for b in positions:
-        count += int(np.count_nonzero(is_start[previous:b]))
-        previous = b
-        # inside a character: the count includes that character's start; step back to it
-        chars[b] = count - 1 if b < len(data) and not is_start[b] else count
-    spans = []
-    for s, e in byte_spans:
-        cs, ce = chars[s], chars[e]
-        if ce <= cs:  # a window inside one character: give the character its own chunk
-            ce = cs + 1
-        if spans and ce <= spans[-1][1] - offset:
-            continue  # adds nothing the previous window did not cover
-        spans.append((cs + offset, ce + offset))
-    return spans
+    chars = np.zeros(len(bounds), dtype=np.int64)
+    if len(bounds) > 1:
+        np.cumsum(np.add.reduceat(is_start, bounds[:-1], dtype=np.int64), out=chars[1:])
+    aligned = np.ones(len(bounds), dtype=bool)
+    aligned[:-1] = is_start[bounds[:-1]]
+    return chars, aligned
+
+
+def _word_starts(data: bytes, bounds: np.ndarray) -> np.ndarray:
+    """Does each token boundary sit at a word edge (ASCII whitespace on either side)?"""
+    space = np.isin(np.frombuffer(data, dtype=np.uint8), list(_ASCII_SPACE))
+    starts = np.ones(len(bounds), dtype=bool)
+    inner = (bounds > 0) & (bounds < len(data))
+    starts[inner] = space[bounds[inner]] | space[bounds[inner] - 1]
+    return starts

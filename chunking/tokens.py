@@ -87,7 +87,7 @@ def resolve_unit(unit: Unit, *, sentences: bool = False) -> Length:
         name = getattr(unit, "__name__", type(unit).__name__)
         return Length(f"callable:{name}", unit)
     if unit == "tokens":
-        return Length("tokens", count_tokens, _count_tokens_batch)
+        return Length("tokens", count_tokens, count_tokens_many)
     if unit == "characters":
         return Length("characters", len)
     if unit == "sentences" and sentences:
@@ -131,7 +131,8 @@ def check_text(text: object) -> str:
     return text
 
 
-def _count_tokens_batch(texts: list[str]) -> list[int]:
+def count_tokens_many(texts: list[str]) -> list[int]:
+    """Token counts of many texts, encoded on two threads."""
     return [len(ids) for ids in get_encoding().encode_ordinary_batch(texts, num_threads=2)]
 
 
