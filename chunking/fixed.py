@@ -70,7 +70,9 @@ def windows(
     return [(s, e) for s, e in spans if not text[s:e].isspace()]
 
 
-def _character_windows(text: str, start: int, end: int, size: int, overlap: int, word_safe: bool) -> list[Span]:
+def _character_windows(
+    text: str, start: int, end: int, size: int, overlap: int, word_safe: bool
+) -> list[Span]:
     spans = []
     pos = start
     while pos < end:
@@ -82,17 +84,20 @@ def _character_windows(text: str, start: int, end: int, size: int, overlap: int,
     return spans
 
 
-def _token_windows(text: str, start: int, end: int, size: int, overlap: int, word_safe: bool) -> list[Span]:
+def _token_windows(
+    text: str, start: int, end: int, size: int, overlap: int, word_safe: bool
+) -> list[Span]:
     """Windows of `size` tokens: encode once, cut at token boundaries that are character boundaries."""
     piece = text[start:end]
     data = piece.encode("utf-8")
     bounds = token_byte_offsets(encode(piece))
     chars, aligned = _chars_at(piece, data, bounds)
-    windows = _plan(len(bounds) - 1, size, overlap, aligned, _word_starts(data, bounds) if word_safe else None)
-    counts = count_tokens_many([piece[chars[i] : chars[j]] for i, j in windows])
-    if any(n > size for n in counts):  # rare: re-encoding a cut text can take more tokens
-        windows = _plan(len(bounds) - 1, size, overlap, aligned, None, lambda i, j: count_tokens(
-            piece[chars[i] : chars[j]]) <= size)
+    word_start = _word_starts(data, bounds) if word_safe else None
+    windows = _plan(len(bounds) - 1, size, overlap, aligned, word_start)
+    if any(n > size for n in count_tokens_many([piece[chars[i] : chars[j]] for i, j in windows])):
+        # Rare: a cut text can re-encode to more tokens than it had in context. Re-plan, checking each.
+        fits = lambda i, j: count_tokens(piece[chars[i] : chars[j]]) <= size  # noqa: E731
+        windows = _plan(len(bounds) - 1, size, overlap, aligned, word_start, fits)
     return [(int(chars[i]) + start, int(chars[j]) + start) for i, j in windows]
 
 
@@ -141,8 +146,8 @@ def _measured_windows(
 
 def _next_start(text: str, candidate: int, stop: int, word_safe: bool) -> int:
     """Where the next window starts: `candidate`, or with `word_safe` the next word start."""
-    if word_safe:
-        while candidate < stop and not (text[candidate - 1].isspace() or text[candidate].isspace()):
+    if word_safe:  # move to the first character of the next word
+        while candidate < stop and not (text[candidate - 1].isspace() and not text[candidate].isspace()):
             candidate += 1
     return candidate
 

@@ -24,7 +24,9 @@ from chunking.tokens import Length
 Splitter = Callable[[Span], list[Span]]
 
 
-def pack(text: str, pieces: list[Span], length: Length, size: int, overlap: int, split: Splitter) -> list[Span]:
+def pack(
+    text: str, pieces: list[Span], length: Length, size: int, overlap: int, split: Splitter
+) -> list[Span]:
     """Chunks of consecutive `pieces`, each at most `size` long in `length`'s unit."""
     chunks: list[Span] = []
     run: list[Span] = []

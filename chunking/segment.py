@@ -60,7 +60,8 @@ _LIST_NUMBER = re.compile(r"(?:^|\n|\r)[ \t]*\d{1,3}\.$")
 _TITLE_MAX_WORDS = 10
 _CJK_CLOSERS = "」』）\"'”’"
 _HIRAGANA = re.compile(r"[\u3041-\u309f]")
-_SYMBOLS = re.compile(r"[ \t]*(?:[\u2600-\u27bf\U0001F000-\U0001FAFF\u200d\ufe0f\U0001F3FB-\U0001F3FF])+(?=\s|$)")
+_EMOJI = r"[\u2600-\u27bf\U0001F000-\U0001FAFF\u200d\ufe0f]"
+_SYMBOLS = re.compile(rf"[ \t]*{_EMOJI}+(?=\s|$)")
 
 
 def split_sentences(text: str) -> list[Span]:

@@ -1,0 +1,111 @@
+"""Markdown chunking: heading paths, code and tables kept whole, graceful fallback, exact offsets."""
+
+from __future__ import annotations
+
+from chunking import count_tokens, markdown
+
+DOC = """# Guide
+
+Welcome to the guide.
+
+## Install
+
+### Linux
+
+```bash
+# this is a comment, not a heading
+apt install tool
+```
+
+### Windows
+
+Run the installer.
+
+Setext heading
+--------------
+
+| key | value |
+|-----|-------|
+| a   | 1     |
+"""
+
+
+def paths(chunks):
+    return [c.metadata["heading_path"] for c in chunks]
+
+
+def test_sections_carry_their_heading_path():
+    got = markdown.chunk(DOC)
+    assert paths(got) == [
+        ("Guide",),
+        ("Guide", "Install", "Linux"),
+        ("Guide", "Install", "Windows"),
+        ("Guide", "Setext heading"),
+    ]
+
+
+def test_a_bare_heading_joins_the_next_section():
+    got = markdown.chunk(DOC)
+    assert got[1].text.startswith("## Install\n\n### Linux")
+
+
+def test_hash_lines_inside_code_are_not_headings():
+    got = markdown.chunk(DOC)
+    assert all("this is a comment" not in part for c in got for part in c.metadata["heading_path"])
+
+
+def test_context_holds_the_path_and_text_stays_exact():
+    got = markdown.chunk(DOC)
+    assert got[2].context == "Guide > Install > Windows"
+    assert got[2].embed_text == "Guide > Install > Windows\n\n### Windows\n\nRun the installer."
+    assert all(DOC[c.start : c.end] == c.text for c in got)
+
+
+def test_heading_path_can_be_left_out_of_the_embedding():
+    got = markdown.chunk(DOC, include_heading_path=False)
+    assert all(c.context == "" and c.embed_text == c.text for c in got)
+
+
+def test_code_block_and_table_are_never_split_when_they_fit():
+    got = markdown.chunk(DOC, chunk_size=30)
+    fence = DOC.index("```bash")
+    fence_end = DOC.index("```\n", fence + 3) + 3
+    assert any(c.start <= fence and c.end >= fence_end for c in got)
+    table = DOC.index("| key")
+    assert any(c.start <= table and c.end == len(DOC.rstrip()) for c in got)
+
+
+def test_oversize_code_block_is_split_at_line_ends():
+    code = "```python\n" + "".join(f"value_{i} = compute({i})\n" for i in range(80)) + "```\n"
+    got = markdown.chunk("# Code\n\n" + code, chunk_size=40)
+    assert len(got) > 2
+    assert got[0].text == "# Code"
+    assert all(c.text.endswith(("```", ")")) for c in got[1:])  # every cut is at a line end
+    assert all(count_tokens(c.text) <= 40 for c in got)
+
+
+def test_no_headings_is_never_one_giant_chunk():
+    text = "\n\n".join(f"Paragraph {i} has a few words in it." for i in range(100))
+    got = markdown.chunk(text, chunk_size=50)
+    assert len(got) > 10 and all(c.metadata["heading_path"] == () for c in got)
+
+
+def test_seven_hashes_is_a_paragraph_not_a_heading():
+    got = markdown.chunk("####### not a heading\n\ntext")
+    assert paths(got) == [()]
+
+
+def test_text_before_the_first_heading_has_an_empty_path():
+    got = markdown.chunk("Preamble line.\n\n# Title\n\nBody.")
+    assert paths(got) == [(), ("Title",)]
+
+
+def test_sections_are_not_merged_across_headings():
+    got = markdown.chunk("# A\n\none\n\n# B\n\ntwo", chunk_size=500)
+    assert [c.text for c in got] == ["# A\n\none", "# B\n\ntwo"]
+
+
+def test_link_reference_definitions_are_kept():
+    text = "# T\n\nSee [x].\n\n[x]: https://example.org\n"
+    got = markdown.chunk(text)
+    assert "https://example.org" in "".join(c.text for c in got)
