@@ -99,7 +99,8 @@ def test_check_chunks_catches_each_broken_invariant(chunks, problem):
 
 def test_check_chunks_catches_a_broken_bound():
     with pytest.raises(ValueError, match="exceeds chunk_size=3"):
-        check_chunks(TEXT, chunk(TEXT, "paragraph", chunk_size=None), chunk_size=3, length=len, coverage=False)
+        chunks = chunk(TEXT, "paragraph", chunk_size=None)
+        check_chunks(TEXT, chunks, chunk_size=3, length=len, coverage=False)
 
 
 def test_each_strategy_module_is_importable_on_its_own():

@@ -1,0 +1,38 @@
+# Every target sets itself up: the first run creates .venv from pyproject.toml, later runs reuse it.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+# Offline by default: models and tokenizers come from installed packages, never from a hub.
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: setup demo test lab lint bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[all]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m chunking demo
+
+test: $(STAMP)
+	$(PY) -m ruff check chunking tests benchmarks
+	$(PY) -m pytest -n 2 --doctest-modules chunking tests
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab notebooks/
+
+lint: $(STAMP)
+	$(PY) -m ruff check chunking tests benchmarks
+
+bench: $(STAMP)
+	$(PY) benchmarks/throughput.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
