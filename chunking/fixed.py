@@ -26,10 +26,9 @@ from chunking.tokens import (
     check_text,
     count_tokens,
     count_tokens_many,
-    encode,
     resolve_sizes,
     resolve_unit,
-    token_byte_offsets,
+    token_boundaries,
 )
 from chunking.types import Chunk, make_chunks
 
@@ -90,8 +89,7 @@ def _token_windows(
     """Windows of `size` tokens: encode once, cut at token boundaries that are character boundaries."""
     piece = text[start:end]
     data = piece.encode("utf-8")
-    bounds = token_byte_offsets(encode(piece))
-    chars, aligned = _chars_at(piece, data, bounds)
+    bounds, chars, aligned = token_boundaries(piece, data)
     word_start = _word_starts(data, bounds) if word_safe else None
     windows = _plan(len(bounds) - 1, size, overlap, aligned, word_start)
     if any(n > size for n in count_tokens_many([piece[chars[i] : chars[j]] for i, j in windows])):
@@ -163,19 +161,6 @@ def _longest_fit(fits, low: int, high: int) -> int:
         else:
             high = mid - 1
     return low
-
-
-def _chars_at(piece: str, data: bytes, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Character offset of every token boundary, and whether it falls between characters."""
-    if piece.isascii():  # bytes are characters
-        return bounds, np.ones(len(bounds), dtype=bool)
-    is_start = (np.frombuffer(data, dtype=np.uint8) & 0xC0) != 0x80
-    chars = np.zeros(len(bounds), dtype=np.int64)
-    if len(bounds) > 1:
-        np.cumsum(np.add.reduceat(is_start, bounds[:-1], dtype=np.int64), out=chars[1:])
-    aligned = np.ones(len(bounds), dtype=bool)
-    aligned[:-1] = is_start[bounds[:-1]]
-    return chars, aligned
 
 
 def _word_starts(data: bytes, bounds: np.ndarray) -> np.ndarray:

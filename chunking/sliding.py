@@ -16,7 +16,11 @@ Taught in notebook 05.
 
 from __future__ import annotations
 
+import functools
+from itertools import accumulate
+
 from chunking import fixed, recursive, sentence
+from chunking.packing import EXACT, Splitter, estimate_lengths
 from chunking.segment import Span, split_sentences
 from chunking.tokens import Length, Unit, check_text, resolve_sizes, resolve_unit
 from chunking.types import Chunk, make_chunks
@@ -51,31 +55,45 @@ def chunk(
         chunks = sentence.chunk(text, chunk_size=size, chunk_overlap=overlap, unit=unit, doc_id=doc_id)
         return make_chunks(text, [(c.start, c.end) for c in chunks], strategy=STRATEGY, doc_id=doc_id)
     length = resolve_unit(unit, sentences=True)
+    split = functools.partial(_split, text, length, size)
     pieces = []
-    for s, e in split_sentences(text):
-        fits = length.name == "sentences" or length(text[s:e]) <= size
-        pieces += [(s, e)] if fits else recursive.split(text, s, e, length, size, 0, sentence.FALLBACK)
-    spans = slide(text, pieces, length, size, chunk_overlap)
+    for piece, n in zip(sentences := split_sentences(text), estimate_lengths(text, sentences, length)):
+        pieces += [piece] if n <= size else split(piece)
+    spans = slide(text, pieces, length, size, chunk_overlap, split)
     return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)
 
 
-def slide(text: str, pieces: list[Span], length: Length, size: int, fraction: float) -> list[Span]:
-    """Windows over `pieces` (each fitting alone), advancing by the non-overlapping share."""
+def slide(
+    text: str, pieces: list[Span], length: Length, size: int, fraction: float, split: Splitter
+) -> list[Span]:
+    """Windows over `pieces`, each advancing by the non-overlapping share of the last one."""
+    prefix = [0, *accumulate(estimate_lengths(text, pieces, length))]
+
+    def estimate(i: int, j: int) -> int:
+        if length.name == "characters":
+            return pieces[j][1] - pieces[i][0]
+        return prefix[j + 1] - prefix[i]
+
+    def fits(i: int, j: int) -> bool:
+        return length.name in EXACT or length(text[pieces[i][0] : pieces[j][1]]) <= size
+
     spans: list[Span] = []
     first = 0
     while first < len(pieces):
         last = first
-        while last + 1 < len(pieces) and _fits(text, pieces, first, last + 1, length, size):
+        while last + 1 < len(pieces) and estimate(first, last + 1) <= size:
             last += 1
-        spans.append((pieces[first][0], pieces[last][1]))
+        while last > first and not fits(first, last):
+            last -= 1
+        if first == last and not fits(first, last):
+            spans += split(pieces[first])  # the estimate was a little short
+        else:
+            spans.append((pieces[first][0], pieces[last][1]))
         if last == len(pieces) - 1:
             break
-        count = last - first + 1
-        first += max(1, round(count * (1 - fraction)))
+        first += max(1, round((last - first + 1) * (1 - fraction)))
     return spans
 
 
-def _fits(text: str, pieces: list[Span], i: int, j: int, length: Length, size: int) -> bool:
-    if length.name == "sentences":
-        return j - i + 1 <= size
-    return length(text[pieces[i][0] : pieces[j][1]]) <= size
+def _split(text: str, length: Length, size: int, piece: Span) -> list[Span]:
+    return recursive.split(text, *piece, length, size, 0, sentence.FALLBACK)

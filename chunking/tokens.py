@@ -81,6 +81,41 @@ def token_byte_offsets(ids: np.ndarray) -> np.ndarray:
     return offsets
 
 
+def token_boundaries(text: str, data: bytes | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every token boundary of `text` as (byte offsets, character offsets, on-a-character-edge).
+
+    A boundary inside a multi-byte character (a token ending mid-emoji) gets the offset of the
+    character after it and `False` in the third array; all others are exact.
+    """
+    data = text.encode("utf-8") if data is None else data
+    bounds = token_byte_offsets(encode(text))
+    if text.isascii():  # bytes are characters
+        return bounds, bounds, np.ones(len(bounds), dtype=bool)
+    is_start = (np.frombuffer(data, dtype=np.uint8) & 0xC0) != 0x80
+    chars = np.zeros(len(bounds), dtype=np.int64)
+    if len(bounds) > 1:
+        np.cumsum(np.add.reduceat(is_start, bounds[:-1], dtype=np.int64), out=chars[1:])
+    aligned = np.ones(len(bounds), dtype=bool)
+    aligned[:-1] = is_start[bounds[:-1]]
+    return bounds, chars, aligned
+
+
+def count_tokens_in_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[int]:
+    """Estimate each span's token count from one encoding of the whole text.
+
+    A span gets the tokens of `text` that end inside it, so a chunk made of neighbouring spans
+    is estimated at about the tokens it covers in context. Cut out alone, a span can re-encode
+    to a token more or less: use this to plan, and `count_tokens` to verify.
+    """
+    if not spans:
+        return []
+    _, chars, _ = token_boundaries(text)
+    edges = np.asarray(spans, dtype=np.int64)
+    ends = np.searchsorted(chars, edges[:, 1], side="right")
+    starts = np.searchsorted(chars, edges[:, 0], side="right")
+    return (ends - starts).tolist()
+
+
 def resolve_unit(unit: Unit, *, sentences: bool = False) -> Length:
     """Turn "tokens", "characters", a callable (or, where allowed, "sentences") into a `Length`."""
     if callable(unit):
