@@ -1,0 +1,170 @@
+"""Vector store: Qdrant embedded in the process by default, a server or cluster by URL.
+
+1. `connect()` opens Qdrant: at `QDRANT_URL` (with `QDRANT_API_KEY`) when that is set, else
+   embedded local mode — in memory (`":memory:"`, notebooks) or in a folder (demo, CLI).
+2. One collection per (corpus, strategy configuration): `collection_name` hashes the options.
+   Each point has a named dense vector (`"dense"`, cosine) and a sparse slot (`"bm25"`, with
+   Qdrant's IDF modifier) that hybrid retrieval fills.
+3. `index` upserts chunks in batches. The point id is the chunk's uuid5 (document, strategy,
+   offsets), so indexing the same chunks twice leaves the same points — re-runs and interrupted
+   runs are idempotent. The payload holds the offsets, text, heading path and parent span.
+4. `search` returns `Hit`s (the chunk rebuilt from its payload, and the score), best first,
+   ties broken by document and offset; an optional filter keeps one document.
+
+Local mode is brute force and meant for up to ~20k points; past that, point `QDRANT_URL` at a
+server — the code does not change. Taught in notebooks 00 and 12.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from chunking.types import Chunk
+
+DENSE = "dense"
+SPARSE = "bm25"
+URL_ENV, KEY_ENV = "QDRANT_URL", "QDRANT_API_KEY"
+BATCH_SIZE = 256
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result: the chunk and its similarity score."""
+
+    chunk: Chunk
+    score: float
+
+
+def connect(location: str | Path | None = None, *, url: str | None = None, timeout: int = 10):
+    """A Qdrant client: `url` or `$QDRANT_URL` if given, else local (`":memory:"` or a folder)."""
+    from qdrant_client import QdrantClient
+
+    url = url or os.environ.get(URL_ENV)
+    if url:
+        client = QdrantClient(url=url, api_key=os.environ.get(KEY_ENV), timeout=timeout)
+        try:
+            client.get_collections()
+        except Exception as error:  # the client raises many kinds; all mean "not reachable"
+            raise ConnectionError(f"cannot reach Qdrant at {url!r}: {type(error).__name__}") from None
+        return client
+    if location is None or str(location) == ":memory:":
+        return QdrantClient(":memory:")
+    try:
+        return QdrantClient(path=str(location))
+    except RuntimeError as error:
+        if "already accessed" in str(error):
+            raise RuntimeError(
+                f"the Qdrant folder {str(location)!r} is open in another process; close it there, "
+                "use another folder, or run a Qdrant server and set QDRANT_URL"
+            ) from None
+        raise
+
+
+def collection_name(corpus: str, strategy: str, options: Mapping[str, object]) -> str:
+    """A stable collection name for one corpus and one strategy configuration."""
+    digest = hashlib.sha1(json.dumps(options, sort_keys=True, default=str).encode()).hexdigest()[:10]
+    return f"{corpus}-{strategy}-{digest}"
+
+
+def ensure_collection(client, name: str, dim: int, *, recreate: bool = False) -> None:
+    """Create the collection, or check that an existing one has the same vectors.
+
+    A mismatch is an error, and nothing is deleted unless `recreate=True`.
+    """
+    from qdrant_client import models
+
+    if client.collection_exists(name):
+        vectors = client.get_collection(name).config.params.vectors
+        dense = vectors.get(DENSE) if isinstance(vectors, dict) else None
+        same = dense is not None and dense.size == dim and dense.distance == models.Distance.COSINE
+        if same and not recreate:
+            return
+        if not recreate:
+            found = f"size={dense.size}, distance={dense.distance}" if dense else f"{vectors!r:.80}"
+            raise ValueError(
+                f"collection {name!r} exists with different vectors ({found}; wanted size={dim}, "
+                "cosine); pass recreate=True to replace it"
+            )
+        client.delete_collection(name)
+    client.create_collection(
+        name,
+        vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
+        sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+    )
+
+
+def index(
+    client,
+    name: str,
+    chunks: Sequence[Chunk],
+    vectors: np.ndarray,
+    *,
+    sparse: Sequence[tuple[list[int], list[float]]] | None = None,
+    batch_size: int = BATCH_SIZE,
+) -> int:
+    """Upsert chunks with their dense (and optional sparse) vectors; return the points written."""
+    from qdrant_client import models
+
+    if len(chunks) != len(vectors):
+        raise ValueError(f"got {len(chunks)} chunks but {len(vectors)} vectors")
+    for lo in range(0, len(chunks), batch_size):
+        points = []
+        for i in range(lo, min(lo + batch_size, len(chunks))):
+            vector: dict = {DENSE: np.asarray(vectors[i], dtype=np.float32).tolist()}
+            if sparse is not None and sparse[i][0]:
+                vector[SPARSE] = models.SparseVector(indices=list(sparse[i][0]), values=list(sparse[i][1]))
+            points.append(models.PointStruct(id=chunks[i].id, vector=vector, payload=payload(chunks[i])))
+        client.upsert(name, points=points, wait=True)
+    return len(chunks)
+
+
+def search(client, name: str, vector: np.ndarray, *, k: int = 5, doc_id: str | None = None) -> list[Hit]:
+    """The `k` chunks most similar to `vector`, best first; `doc_id` keeps one document."""
+    if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
+        raise ValueError(f"k must be a positive int, got {k!r}")
+    response = client.query_points(
+        name, query=np.asarray(vector, dtype=np.float32).tolist(), using=DENSE, limit=k,
+        query_filter=document_filter(doc_id), with_payload=True,
+    )
+    return ranked(response.points)
+
+
+def document_filter(doc_id: str | None):
+    """A payload filter keeping one document, or None."""
+    if doc_id is None:
+        return None
+    from qdrant_client import models
+
+    return models.Filter(must=[models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))])
+
+
+def ranked(points) -> list[Hit]:
+    """Hits from scored points, best first, equal scores ordered by document and offset."""
+    hits = [Hit(chunk_from_payload(p.payload), float(p.score)) for p in points]
+    return sorted(hits, key=lambda h: (-round(h.score, 6), h.chunk.doc_id, h.chunk.start))
+
+
+def payload(chunk: Chunk) -> dict:
+    """What Qdrant stores beside the vectors: enough to rebuild the chunk exactly."""
+    metadata = {k: list(v) if isinstance(v, tuple) else v for k, v in chunk.metadata.items()}
+    return {
+        "doc_id": chunk.doc_id, "start": chunk.start, "end": chunk.end, "index": chunk.index,
+        "text": chunk.text, "strategy": chunk.strategy, "context": chunk.context, **metadata,
+    }
+
+
+def chunk_from_payload(data: Mapping) -> Chunk:
+    """The chunk a payload was made from (lists back to tuples)."""
+    core = ("doc_id", "start", "end", "index", "text", "strategy", "context")
+    metadata = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k not in core}
+    return Chunk(
+        text=data["text"], start=data["start"], end=data["end"], index=data["index"],
+        strategy=data["strategy"], doc_id=data["doc_id"], context=data.get("context", ""), metadata=metadata,
+    )

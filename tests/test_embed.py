@@ -1,0 +1,90 @@
+"""The embedder: the real bundled MiniLM, offline; normalised vectors; the on-disk cache; word-pieces."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import pytest
+
+from chunking.embed import Embedder, load_model
+
+
+@pytest.fixture(scope="module")
+def embedder(tmp_path_factory):
+    return Embedder(cache=tmp_path_factory.mktemp("cache"))
+
+
+def test_vectors_are_normalised_384_floats(embedder):
+    v = embedder.embed(["A cat sat on the mat.", "Stocks fell sharply today."])
+    assert v.shape == (2, 384) and v.dtype == np.float32
+    assert np.linalg.norm(v, axis=1) == pytest.approx([1.0, 1.0], abs=1e-5)
+
+
+def test_similar_meaning_scores_higher(embedder):
+    q, near, far = embedder.embed(["How do I reset my password?", "Steps to change a forgotten login password",
+                                   "The tide mill ground grain for the village"])
+    assert q @ near > q @ far + 0.2
+
+
+def test_same_text_same_vector_in_any_batch(embedder):
+    alone = embedder.embed(["Exactly the same sentence."])[0]
+    mixed = embedder.embed(["Something else entirely, and longer than the other one.", "Exactly the same sentence."])
+    assert mixed[1] == pytest.approx(alone, abs=1e-5)
+
+
+def test_cache_stores_each_text_once(tmp_path):
+    e = Embedder(cache=tmp_path)
+    e.embed(["one", "two", "one"])
+    e.embed(["two", "three"])
+    rows = sqlite3.connect(tmp_path / "embeddings.sqlite").execute("SELECT COUNT(*) FROM vectors").fetchone()
+    assert rows == (3,)
+
+
+def test_cached_vectors_equal_fresh_ones(tmp_path):
+    first = Embedder(cache=tmp_path).embed(["cache me"])
+    again = Embedder(cache=tmp_path).embed(["cache me"])
+    fresh = Embedder(cache=False).embed(["cache me"])
+    assert np.array_equal(first, again) and fresh == pytest.approx(first, abs=1e-6)
+
+
+def test_cache_can_be_switched_off_by_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHUNKING_CACHE", "off")
+    Embedder(cache=tmp_path).embed(["not stored"])
+    assert not (tmp_path / "embeddings.sqlite").exists()
+
+
+def test_word_pieces_include_special_tokens_and_show_truncation(embedder):
+    assert embedder.count_pieces(["hello world"]) == [4]  # [CLS] hello world [SEP]
+    assert embedder.max_pieces == 256
+    assert embedder.truncated(["short", "word " * 300]) == [False, True]
+
+
+def test_a_callable_can_stand_in_for_the_model(tmp_path):
+    def three_dims(texts):
+        return np.array([[len(t), 1.0, 0.0] for t in texts])
+
+    e = Embedder(three_dims, cache=tmp_path)
+    v = e.embed(["ab", "abcd"])
+    assert v.shape == (2, 3) and np.linalg.norm(v, axis=1) == pytest.approx([1.0, 1.0])
+    assert e.count_pieces(["ab"]) is None and e.dim == 3
+
+
+def test_empty_input_gives_an_empty_matrix(embedder):
+    assert embedder.embed([]).shape == (0, 384)
+
+
+@pytest.mark.parametrize(("kwargs", "error"), [({"batch_size": 0}, ValueError), ({"model": 42}, TypeError)])
+def test_bad_arguments_are_named(kwargs, error):
+    with pytest.raises(error, match=next(iter(kwargs))):
+        Embedder(**kwargs)
+
+
+def test_a_string_is_not_a_list_of_texts(embedder):
+    with pytest.raises(TypeError, match="embed_query"):
+        embedder.embed("one string")
+
+
+def test_hub_names_are_not_downloaded():
+    with pytest.raises(ValueError, match="local sentence-transformers folder"):
+        load_model("sentence-transformers/all-MiniLM-L6-v2")
