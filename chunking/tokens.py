@@ -109,8 +109,10 @@ def count_tokens_in_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[i
     """
     if not spans:
         return []
-    _, chars, _ = token_boundaries(text)
     edges = np.asarray(spans, dtype=np.int64)
+    lo, hi = int(edges[:, 0].min()), int(edges[:, 1].max())
+    _, chars, _ = token_boundaries(text[lo:hi])  # only the region the spans cover: linear overall
+    edges = edges - lo
     ends = np.searchsorted(chars, edges[:, 1], side="right")
     starts = np.searchsorted(chars, edges[:, 0], side="right")
     return (ends - starts).tolist()
