@@ -1,0 +1,39 @@
+"""Linear work: the tokenizer reads each character of the input a bounded number of times.
+
+Speed itself is measured in benchmarks/; this counts work, so it cannot flake on a busy machine.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from chunking import STRATEGIES, chunk, get_encoding
+from tests.conftest import corpus_texts
+
+MAX_READS_PER_CHARACTER = 6
+
+
+@pytest.fixture
+def characters_encoded(monkeypatch):
+    encoding = get_encoding()
+    seen = [0]
+
+    def counting(method):
+        def wrapper(text, *args, **kwargs):
+            seen[0] += sum(map(len, text)) if isinstance(text, list) else len(text)
+            return method(text, *args, **kwargs)
+
+        return wrapper
+
+    for name in ("encode_ordinary", "encode_to_numpy", "encode_ordinary_batch"):
+        monkeypatch.setattr(encoding, name, counting(getattr(encoding, name)))
+    return seen
+
+
+@pytest.mark.parametrize("strategy", sorted(STRATEGIES))
+def test_tokenizer_work_is_linear_in_the_input(strategy, characters_encoded):
+    text = "\n\n".join(t for name, t in corpus_texts().items() if name.endswith((".md", ".txt")))
+    big = text * 4
+    options = {"chunk_size": 256} if strategy != "sliding" else {"chunk_size": 256, "chunk_overlap": 0.25}
+    chunk(big, strategy, **options)
+    assert characters_encoded[0] <= MAX_READS_PER_CHARACTER * len(big)
