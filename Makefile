@@ -22,14 +22,14 @@ demo: $(STAMP)
 	$(PY) -m chunking demo
 
 test: $(STAMP)
-	$(PY) -m ruff check chunking tests benchmarks
+	$(PY) -m ruff check chunking tests benchmarks data/eval
 	$(PY) -m pytest -n 2 --doctest-modules chunking tests
 
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/
 
 lint: $(STAMP)
-	$(PY) -m ruff check chunking tests benchmarks
+	$(PY) -m ruff check chunking tests benchmarks data/eval
 
 bench: $(STAMP)
 	$(PY) benchmarks/throughput.py
