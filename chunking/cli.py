@@ -41,9 +41,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_chunk(args: argparse.Namespace) -> int:
+    from chunking.load import load_document
+
     options = _options(args)
     for path in args.files:
-        text = read_text(path)
+        text = load_document(path).text
         for c in chunk(text, args.strategy, doc_id=path.name, **options):
             if args.format == "jsonl":
                 row = {"doc": path.name, "index": c.index, "start": c.start, "end": c.end, "text": c.text}
@@ -90,14 +92,6 @@ def run_evaluate(args: argparse.Namespace) -> int:
 def run_demo(args: argparse.Namespace) -> int:
     args.corpus, args.questions, args.config, args.strategies = DEFAULT_CORPUS, DEFAULT_QUESTIONS, None, None
     return run_evaluate(args)
-
-
-def read_text(path: Path) -> str:
-    """Read a UTF-8 text file, naming the file if it cannot be decoded."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{str(path)!r} is not valid UTF-8 (byte {error.start})") from None
 
 
 def _configs(args: argparse.Namespace) -> list:
