@@ -82,10 +82,12 @@ def run_evaluate(args: argparse.Namespace) -> int:
     print("\n" + display.format_table(result.rows))
     _write_csv(args.out / "results.csv", result.rows)
     _write_csv(args.out / "per_question.csv", result.per_question)
+    _write_csv(args.out / "per_document.csv", compare.per_document(result.per_question))
     display.plot_recall_vs_tokens(result.rows, args.out / "recall_vs_tokens.png")
     sizes = {name: count_tokens_many([c.text for c in chunks]) for name, chunks in result.chunks.items()}
     display.plot_chunk_sizes(sizes, args.out / "chunk_sizes.png")
-    print(f"\nwrote {args.out}/results.csv, per_question.csv, recall_vs_tokens.png, chunk_sizes.png")
+    print(f"\nwrote {args.out}/: results.csv, per_document.csv, per_question.csv, recall_vs_tokens.png, "
+          "chunk_sizes.png")
     return 0
 
 

@@ -127,6 +127,18 @@ def build_index(documents: Mapping[str, str], config: Config, *, embedder, clien
     return chunks, costs
 
 
+def per_document(per_question: Sequence[Mapping], metrics: Sequence[str] = ("recall", "iou", "hit")) -> list[dict]:
+    """Mean metrics per (configuration, document of the first reference), in first-seen order."""
+    groups: dict[tuple[str, str], list[Mapping]] = {}
+    for row in per_question:
+        groups.setdefault((row["config"], row["doc"]), []).append(row)
+    return [
+        {"config": config, "doc": doc, "questions": len(rows),
+         **{m: float(np.mean([r[m] for r in rows])) for m in metrics}}
+        for (config, doc), rows in groups.items()
+    ]
+
+
 def score_question(
     question: Question, hits: Sequence[store.Hit], spans_by_doc: Mapping[str, Sequence[tuple[int, int]]],
     budget: int,

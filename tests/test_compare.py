@@ -54,6 +54,12 @@ def test_per_question_rows_carry_the_document_and_metrics(result):
     assert all(r["hit"] == 1.0 for r in rows)
 
 
+def test_per_document_breakdown(result):
+    rows = compare.per_document(result.per_question)
+    assert [(r["config"], r["doc"], r["questions"]) for r in rows][:2] == [("sentence-8", "pets.md", 1),
+                                                                            ("sentence-8", "tea.txt", 1)]
+
+
 def test_chunks_keep_their_offsets(result):
     for chunks in result.chunks.values():
         assert all(DOCS[c.doc_id][c.start : c.end] == c.text for c in chunks)
