@@ -147,6 +147,12 @@ class Embedder:
         return hashlib.sha256(f"{self.name}\x00{text}".encode()).hexdigest()
 
 
+@functools.cache
+def default_embedder() -> Embedder:
+    """The shared default: bundled MiniLM with the on-disk cache (the model loads on first use)."""
+    return Embedder()
+
+
 class _Cache:
     """A tiny SQLite key → float32-vector store; safe to share between processes."""
 
