@@ -56,20 +56,32 @@ def estimate_lengths(text: str, pieces: list[Span], length: Length) -> list[int]
     return length.many([text[s:e] for s, e in pieces])
 
 
+class Measure:
+    """Lengths of runs of consecutive pieces: estimated in O(1), checked on the real text."""
+
+    def __init__(self, text: str, pieces: list[Span], sizes: list[int], length: Length, size: int) -> None:
+        self.text, self.pieces, self.length, self.size = text, pieces, length, size
+        self.prefix = [0, *accumulate(sizes)]
+
+    def estimate(self, i: int, j: int) -> int:
+        """Estimated length of the chunk spanning pieces[i..j] (exact for characters, sentences)."""
+        if self.length.name == "characters":
+            return self.pieces[j][1] - self.pieces[i][0]
+        return self.prefix[j + 1] - self.prefix[i]
+
+    def fits(self, i: int, j: int) -> bool:
+        """Does the real text spanning pieces[i..j] fit within the size?"""
+        if self.length.name in EXACT:
+            return self.estimate(i, j) <= self.size
+        return self.length(self.text[self.pieces[i][0] : self.pieces[j][1]]) <= self.size
+
+
 def _pack_run(
     text: str, pieces: list[Span], sizes: list[int], length: Length, size: int, overlap: int, split: Splitter
 ) -> list[Span]:
     """Pack pieces estimated to fit; see the module docstring, steps 3 to 5."""
-    prefix = [0, *accumulate(sizes)]
-
-    def estimate(i: int, j: int) -> int:  # length of the chunk spanning pieces[i..j]
-        if length.name == "characters":
-            return pieces[j][1] - pieces[i][0]
-        return prefix[j + 1] - prefix[i]
-
-    def fits(i: int, j: int) -> bool:
-        return length.name in EXACT or length(text[pieces[i][0] : pieces[j][1]]) <= size
-
+    measure = Measure(text, pieces, sizes, length, size)
+    estimate, fits = measure.estimate, measure.fits
     chunks: list[Span] = []
     first, new = 0, 0  # the chunk's first piece; the first piece no chunk holds yet
     while new < len(pieces):

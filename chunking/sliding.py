@@ -17,10 +17,9 @@ Taught in notebook 05.
 from __future__ import annotations
 
 import functools
-from itertools import accumulate
 
 from chunking import fixed, recursive, sentence
-from chunking.packing import EXACT, Splitter, estimate_lengths
+from chunking.packing import Measure, Splitter, estimate_lengths
 from chunking.segment import Span, split_sentences
 from chunking.tokens import Length, Unit, check_text, resolve_sizes, resolve_unit
 from chunking.types import Chunk, make_chunks
@@ -67,16 +66,8 @@ def slide(
     text: str, pieces: list[Span], length: Length, size: int, fraction: float, split: Splitter
 ) -> list[Span]:
     """Windows over `pieces`, each advancing by the non-overlapping share of the last one."""
-    prefix = [0, *accumulate(estimate_lengths(text, pieces, length))]
-
-    def estimate(i: int, j: int) -> int:
-        if length.name == "characters":
-            return pieces[j][1] - pieces[i][0]
-        return prefix[j + 1] - prefix[i]
-
-    def fits(i: int, j: int) -> bool:
-        return length.name in EXACT or length(text[pieces[i][0] : pieces[j][1]]) <= size
-
+    measure = Measure(text, pieces, estimate_lengths(text, pieces, length), length, size)
+    estimate, fits = measure.estimate, measure.fits
     spans: list[Span] = []
     first = 0
     while first < len(pieces):
