@@ -1,17 +1,61 @@
-"""Display helpers: a comparison table as text, and the plots the notebooks and the demo share.
+"""Display helpers: chunk boundaries in colour, a comparison table, and the shared plots.
 
-1. `format_table` renders result rows as an aligned text table (3 decimals, no pandas needed).
-2. `plot_recall_vs_tokens` places each configuration by the tokens it hands to the LLM and the
+1. `show_chunks` renders a text with every chunk in its own colour, overlaps marked, and the
+   text HTML-escaped (a `<script>` in a document stays text). It works in any notebook.
+2. `format_table` renders result rows as an aligned text table (3 decimals, no pandas needed).
+3. `plot_recall_vs_tokens` places each configuration by the tokens it hands to the LLM and the
    recall it gets, with bootstrap intervals: the trade-off chunk size really buys.
-3. `plot_chunk_sizes` shows each configuration's chunk-size distribution in tokens.
+4. `plot_chunk_sizes` shows each configuration's chunk-size distribution in tokens.
 
 matplotlib is imported only when a plot is drawn. Used by notebooks 00–12 and `make demo`.
 """
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from chunking.types import Chunk
+
+PALETTE = ("#fde68a", "#bfdbfe", "#bbf7d0", "#fbcfe8", "#ddd6fe", "#fed7aa")
+OVERLAP = "#f87171"
+
+
+class ChunkView:
+    """HTML view of chunk boundaries; `_repr_html_` makes notebooks render it."""
+
+    def __init__(self, body: str) -> None:
+        self.body = body
+
+    def _repr_html_(self) -> str:
+        return self.body
+
+    def __repr__(self) -> str:
+        return f"<ChunkView: {len(self.body)} characters of HTML>"
+
+
+def show_chunks(text: str, chunks: Sequence[Chunk], *, start: int = 0, end: int | None = None) -> ChunkView:
+    """Colour each chunk of `text[start:end]`; overlapping stretches are red, uncovered ones plain.
+
+    A small grey number marks where each chunk begins.
+    """
+    end = len(text) if end is None else end
+    cuts = sorted({start, end, *(p for c in chunks for p in (c.start, c.end) if start < p < end)})
+    starts = {c.start: c.index for c in chunks}
+    parts = []
+    for lo, hi in zip(cuts, cuts[1:]):
+        covering = [c.index for c in chunks if c.start <= lo and hi <= c.end]
+        if lo in starts:
+            parts.append(f'<sup style="color:#6b7280">{starts[lo]}</sup>')
+        piece = html.escape(text[lo:hi])
+        if not covering:
+            parts.append(piece)
+        else:
+            colour = OVERLAP if len(covering) > 1 else PALETTE[covering[0] % len(PALETTE)]
+            parts.append(f'<span style="background:{colour}">{piece}</span>')
+    style = "white-space:pre-wrap;font-family:monospace;font-size:12px;line-height:1.6"
+    return ChunkView(f'<div style="{style}">{"".join(parts)}</div>')
 
 TABLE_COLUMNS = (
     "config", "chunks", "mean_tokens", "max_pieces", "truncated", "recall", "precision", "iou",
@@ -50,7 +94,7 @@ def plot_chunk_sizes(sizes: Mapping[str, Sequence[int]], path: str | Path | None
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 0.45 * len(sizes) + 1.5))
-    ax.boxplot(list(sizes.values()), vert=False, showfliers=True)
+    ax.boxplot(list(sizes.values()), orientation="horizontal", showfliers=True)
     ax.set_yticks(range(1, len(sizes) + 1), list(sizes))
     if limit:
         ax.axvline(limit, color="crimson", linestyle="--", label=f"embedder window ({limit} pieces)")
