@@ -8,7 +8,9 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup demo test lab lint bench clean
+NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
+
+.PHONY: setup demo test lab lint bench notebooks clean
 
 setup: $(STAMP)
 
@@ -24,6 +26,11 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m ruff check chunking tests benchmarks data/eval
 	$(PY) -m pytest -n 2 --doctest-modules chunking tests
+	$(if $(NOTEBOOKS),$(PY) -m pytest -n 2 --nbval $(NOTEBOOKS) --nbval-sanitize-with notebooks/nbval_sanitize.cfg)
+
+# Re-execute every notebook in place (commit the result; nbval then holds it to these outputs).
+notebooks: $(STAMP)
+	$(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace $(NOTEBOOKS)
 
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/
