@@ -1,0 +1,268 @@
+"""Semantic chunking: cut where the meaning of neighbouring sentences shifts, within a hard size bound.
+
+1. Split into sentences (`segment.split_sentences`); embed each once, in one batched call. With
+   `window=w`, a boundary compares the mean vectors of the w sentences on each side.
+2. A boundary's distance is 1 − cosine similarity; it is a breakpoint above a threshold: fixed, a
+   percentile, mean + k·std, Q3 + k·IQR, a percentile of the gradient, or searched for `target_size`.
+3. Sentences between breakpoints are packed up to `chunk_size` as in `sentence` (oversize ones cut at
+   words): the bound holds in any unit. Overlap never crosses a breakpoint; `min_chunk_size` merges
+   a sliver into its closer neighbour when the bound allows.
+4. Each chunk's metadata says why it ended ("breakpoint", "size", "end"), at what distance, and the threshold.
+
+Cost: one embedding per sentence and a model load. Published comparisons often find it no better
+than well-tuned fixed-size chunking; `make demo` measures it here. It does not embed windows of text,
+read headings, or join topics that are not neighbours. Taught in notebook 07.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import numbers
+from collections.abc import Callable
+
+import numpy as np
+
+from chunking import embed, recursive
+from chunking.packing import estimate_lengths, pack
+from chunking.segment import Span, split_sentences
+from chunking.tokens import Length, Unit, check_text, resolve_sizes, resolve_unit
+from chunking.types import Chunk, make_chunks
+
+STRATEGY = "semantic"
+FALLBACK = ("words",)  # below a sentence: words, then fixed windows
+MODES = ("fixed", "percentile", "std", "iqr", "gradient", "target")
+# The threshold's meaning per mode: a distance, a percentile, or a multiple of the spread.
+DEFAULT_THRESHOLDS = {"fixed": 0.25, "percentile": 95.0, "std": 1.5, "iqr": 1.5, "gradient": 95.0}
+THRESHOLD_RANGES = {"fixed": (0.0, 2.0), "percentile": (0.0, 100.0), "gradient": (0.0, 100.0)}
+
+
+def chunk(
+    text: str,
+    *,
+    chunk_size: int = 200,
+    chunk_overlap: int | float = 0,
+    unit: Unit = "tokens",
+    breakpoint: str = "percentile",
+    threshold: float | None = None,
+    window: int = 1,
+    min_chunk_size: int | None = None,
+    target_size: int | None = None,
+    embedder: embed.Embedder | None = None,
+    doc_id: str = "",
+) -> list[Chunk]:
+    """Cut `text` between sentences whose meaning differs most; no chunk exceeds `chunk_size` units.
+
+    `threshold` by mode: "fixed", a distance (default 0.25, i.e. similarity 0.75); "percentile" and
+    "gradient", a percentile (95); "std" and "iqr", a multiple of the spread (1.5); "target" searches
+    it, given `target_size` in the unit. `embedder` defaults to the shared MiniLM (loaded on first use).
+
+    >>> from chunking.embed import Embedder
+    >>> topic = Embedder(lambda texts: [[t.startswith("Cats"), not t.startswith("Cats")] for t in texts], cache=False)
+    >>> text = "Cats purr. Cats nap. Stocks fell. Stocks rose."
+    >>> [(c.text, c.metadata["end_reason"]) for c in chunk(text, breakpoint="fixed", embedder=topic)]
+    [('Cats purr. Cats nap.', 'breakpoint'), ('Stocks fell. Stocks rose.', 'end')]
+    """
+    text = check_text(text)
+    size, overlap = resolve_sizes(chunk_size, chunk_overlap)
+    length = resolve_unit(unit, sentences=True)
+    _check_threshold(breakpoint, threshold, target_size)
+    _check_count("min_chunk_size", min_chunk_size, size, optional=True)
+    if breakpoint == "target":
+        _check_count("target_size", target_size, size)
+    sentences, dist = distances(text, window=window, embedder=embedder)
+    if not sentences:
+        return []
+
+    def build(ends: np.ndarray) -> list[Span]:  # the chunks that a set of breakpoints gives
+        spans = _pack_groups(text, sentences, ends, length=length, size=size, overlap=overlap)
+        if min_chunk_size:
+            spans = _merge_small(text, spans, _boundary_distances(spans, sentences, dist), length, size, min_chunk_size)
+        return spans
+
+    def mean_size(ends: np.ndarray) -> float:  # what "target" steers
+        return float(np.mean(estimate_lengths(text, build(ends), length)))
+
+    ends, used = breakpoints(dist, breakpoint=breakpoint, threshold=threshold, target_size=target_size,
+                             mean_size=mean_size)
+    spans = build(ends)
+    metadata = _end_metadata(spans, sentences, dist, ends, used)
+    return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id, metadata=metadata)
+
+
+def distances(text: str, *, window: int = 1, embedder: embed.Embedder | None = None) -> tuple[list[Span], np.ndarray]:
+    """Sentence spans of `text` and the cosine distance across each of their n − 1 boundaries.
+
+    Every sentence is embedded exactly once, in one call; `window=w` averages the unit vectors of
+    the w sentences on each side of a boundary (vector arithmetic, no further model calls).
+    Fewer than two sentences need no model: the distances are then empty.
+    """
+    text = check_text(text)
+    _check_count("window", window, None)
+    sentences = split_sentences(text)
+    if len(sentences) < 2:
+        return sentences, np.zeros(0)
+    embedder = embed.default_embedder() if embedder is None else embedder
+    vectors = embedder.embed([text[s:e] for s, e in sentences])
+    vectors = np.asarray(vectors, dtype=np.float64)
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    n = len(sentences)
+    cumulative = np.vstack([np.zeros(vectors.shape[1]), np.cumsum(vectors, axis=0)])
+    nxt = np.arange(1, n)  # dist[i] is the boundary before sentence nxt[i] = i + 1
+    left = cumulative[nxt] - cumulative[np.maximum(nxt - window, 0)]
+    right = cumulative[np.minimum(nxt + window, n)] - cumulative[nxt]
+    # Sums point the same way as means, and cosine ignores length: no need to divide.
+    norms = np.maximum(np.linalg.norm(left, axis=1) * np.linalg.norm(right, axis=1), 1e-12)
+    return sentences, np.clip(1.0 - np.einsum("ij,ij->i", left, right) / norms, 0.0, 2.0)
+
+
+def breakpoints(
+    dist: np.ndarray,
+    *,
+    breakpoint: str = "percentile",
+    threshold: float | None = None,
+    target_size: int | None = None,
+    mean_size: Callable[[np.ndarray], float] | None = None,
+) -> tuple[np.ndarray, float]:
+    """Indices `i` where a chunk ends after sentence `i`, and the threshold used (NaN if unknown).
+
+    Every mode but "target" marks the boundaries whose score is above the threshold; the score is
+    the distance, or for "gradient" `np.gradient(dist)` (so that threshold is on the gradient).
+    "target" bisects over the distances for the threshold whose `mean_size(indices)` is closest to
+    `target_size`; `chunk` supplies `mean_size` (the mean size of the chunks those indices give).
+
+    >>> breakpoints(np.array([0.1, 0.6, 0.2]), breakpoint="fixed")
+    (array([1]), 0.25)
+    """
+    threshold = _check_threshold(breakpoint, threshold, target_size)
+    dist = np.asarray(dist, dtype=np.float64)
+    if breakpoint == "target":
+        if mean_size is None:
+            raise ValueError("breakpoint='target' needs mean_size, a function of the breakpoint indices")
+        return _search_threshold(dist, target_size, mean_size)
+    if dist.size == 0:
+        return np.zeros(0, dtype=np.int64), threshold if breakpoint == "fixed" else math.nan
+    score = dist
+    if breakpoint == "gradient":  # a single distance has no gradient: nothing rises
+        score = np.gradient(dist) if dist.size > 1 else np.zeros_like(dist)
+    if breakpoint in ("percentile", "gradient"):
+        threshold = float(np.percentile(score, threshold))
+    elif breakpoint == "std":
+        threshold = float(dist.mean() + threshold * dist.std())
+    elif breakpoint == "iqr":
+        q1, q3 = np.percentile(dist, [25, 75])
+        threshold = float(q3 + threshold * (q3 - q1))
+    return np.flatnonzero(score > threshold), threshold
+
+
+def _search_threshold(
+    dist: np.ndarray, target: int, mean_size: Callable[[np.ndarray], float]
+) -> tuple[np.ndarray, float]:
+    """Bisect over the distinct distances (a higher threshold: fewer, larger chunks); keep the closest."""
+    if dist.size == 0:
+        return np.zeros(0, dtype=np.int64), math.nan
+    candidates = np.unique(dist)  # the largest as threshold gives no breakpoint at all
+    tried: dict[int, tuple[np.ndarray, float]] = {}
+
+    def mean_at(k: int) -> float:
+        if k not in tried:
+            ends = np.flatnonzero(dist > candidates[k])
+            tried[k] = (ends, mean_size(ends))
+        return tried[k][1]
+
+    lo, hi = 0, len(candidates) - 1
+    while hi - lo > 1 and mean_at(lo) < target < mean_at(hi):
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if mean_at(mid) < target else (lo, mid)
+    best = min({lo, hi, *tried}, key=lambda k: (abs(mean_at(k) - target), k))
+    return tried[best][0], float(candidates[best])
+
+
+def _pack_groups(
+    text: str, sentences: list[Span], ends: np.ndarray, *, length: Length, size: int, overlap: int
+) -> list[Span]:
+    """Pack each run of sentences between breakpoints on its own; overlap stays inside a run."""
+    split = functools.partial(_split, text, length, size, overlap)
+    bounds = [0, *(ends + 1).tolist(), len(sentences)]
+    spans: list[Span] = []
+    for first, stop in zip(bounds, bounds[1:]):
+        spans += pack(text, sentences[first:stop], length, size, overlap, split)
+    return spans
+
+
+def _split(text: str, length: Length, size: int, overlap: int, piece: Span) -> list[Span]:
+    return recursive.split(text, *piece, length, size, overlap, FALLBACK)
+
+
+def _boundary_distances(spans: list[Span], sentences: list[Span], dist: np.ndarray) -> list[float | None]:
+    """The distance at each chunk's end: None inside a sentence (a size cut) or at the text's end."""
+    before = {end: i for i, (_, end) in enumerate(sentences[:-1])}  # sentence end -> boundary after it
+    return [float(dist[before[end]]) if end in before else None for _, end in spans]
+
+
+def _merge_small(
+    text: str, spans: list[Span], ends: list[float | None], length: Length, size: int, minimum: int
+) -> list[Span]:
+    """Merge each chunk under `minimum` into the closer neighbour it fits with (smaller distance first)."""
+    spans, ends = list(spans), list(ends)
+    i = 0
+    while i < len(spans):
+        start, end = spans[i]
+        if length(text[start:end]) >= minimum:
+            i += 1
+            continue
+        # A cut inside a sentence (None) is the closest boundary of all: the sentence continues.
+        neighbours = [(ends[j], j) for j in (i - 1, i) if 0 <= j < len(spans) - 1]
+        for _, j in sorted(neighbours, key=lambda d: (-1.0 if d[0] is None else d[0], d[1])):
+            merged = (spans[j][0], spans[j + 1][1])
+            if length(text[merged[0] : merged[1]]) <= size:
+                spans[j : j + 2], ends[j : j + 2] = [merged], [ends[j + 1]]
+                i = j
+                break
+        else:
+            i += 1
+    return spans
+
+
+def _end_metadata(
+    spans: list[Span], sentences: list[Span], dist: np.ndarray, ends: np.ndarray, threshold: float
+) -> list[dict]:
+    """Why each chunk ended (at a breakpoint, for size, or at the end of the text) and at what distance."""
+    cuts = {sentences[i][1] for i in ends.tolist()}
+    used = None if math.isnan(threshold) else round(threshold, 4)
+    metadata = []
+    for (_, end), distance in zip(spans, _boundary_distances(spans, sentences, dist)):
+        reason = "end" if end == sentences[-1][1] else "breakpoint" if end in cuts else "size"
+        distance = None if distance is None else round(distance, 4)
+        metadata.append({"end_reason": reason, "distance": distance, "threshold": used})
+    return metadata
+
+
+def _check_threshold(breakpoint: str, threshold: object, target_size: object) -> float | None:
+    """Validate the mode and its threshold; return the threshold with its default filled in."""
+    if breakpoint not in MODES:
+        raise ValueError(f"breakpoint must be one of {MODES}, got {breakpoint!r}")
+    if breakpoint == "target":
+        if threshold is not None:
+            raise ValueError(f"threshold is searched with breakpoint='target'; leave it None, got {threshold!r}")
+        _check_count("target_size", target_size, None)  # the mean chunk size to aim for, in the unit
+        return None
+    if target_size is not None:
+        raise ValueError(f"target_size is only for breakpoint='target', got target_size={target_size!r}")
+    if threshold is None:
+        return DEFAULT_THRESHOLDS[breakpoint]
+    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not math.isfinite(threshold):
+        raise ValueError(f"threshold must be a finite number, got {threshold!r}")
+    low, high = THRESHOLD_RANGES.get(breakpoint, (-math.inf, math.inf))
+    if not low <= threshold <= high:
+        raise ValueError(f"threshold for breakpoint={breakpoint!r} must be in [{low}, {high}], got {threshold!r}")
+    return float(threshold)
+
+
+def _check_count(name: str, value: object, size: int | None, *, optional: bool = False) -> None:
+    """A positive int (at most `size` when given), or None when optional."""
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or (size is not None and value > size):
+        bound = f" and <= chunk_size={size}" if size is not None else ""
+        raise ValueError(f"{name} must be an int >= 1{bound}, got {value!r}")
