@@ -1,0 +1,303 @@
+"""Parent-child chunking: search small children, hand the LLM their big parents.
+
+1. Parents, each at most `parent_size`: whole markdown sections packed together (one too big is split
+   at its blocks), fixed token windows, or sentences grouped while neighbours stay within the relaxed
+   `parent_threshold` distance (1 - cosine).
+2. Children: inside each parent (and each section), sentences packed up to `chunk_size`; semantic
+   parents also split children where the distance passes the stricter `child_threshold`. A child
+   records its parent's span, index and id (the parent chunk's uuid5).
+3. Only children are embedded. "payload" storage copies the parent text into every child's payload
+   (one query, a bigger index); "lookup" stores the parent id, groups hits by it and fetches the best
+   k parents from a vectorless collection (a second read, a small index).
+Small children embed precisely; big parents give the LLM context, and cost it more tokens.
+It does not overlap parents, pick a parent per child independently, nest deeper than two levels, or
+rerank. Taught in notebook 08.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from chunking import fixed, markdown, recursive, store
+from chunking.packing import pack
+from chunking.segment import Span, shift, split_sentences
+from chunking.tokens import Length, Unit, check_text, resolve_sizes, resolve_unit
+from chunking.types import Chunk, make_chunks
+
+STRATEGY = "parent_child"
+PARENT_STRATEGY = "parent_child:parent"
+PARENT_MODES = ("sections", "semantic", "tokens")
+STORAGE_MODES = ("payload", "lookup")
+PARENTS_SUFFIX = "-parents"  # the lookup mode's collection of parent texts
+MAX_DISTANCE = 2.0  # 1 - cosine lies in [0, 2]
+# Default thresholds suit all-MiniLM-L6-v2, whose neighbouring sentences in data/corpus are 0.75 apart at
+# the median: 0.9 splits about one boundary in six into parents, 0.75 about one in two into children.
+
+Run = tuple[list[Span], tuple[str, ...] | None]  # sentences children are packed from; heading path, if known
+
+
+@dataclass(frozen=True)
+class ParentHit:
+    """One retrieved parent, with the score and the child that matched best."""
+
+    parent: Chunk
+    score: float
+    child: Chunk
+
+
+def chunk(
+    text: str,
+    *,
+    chunk_size: int = 200,
+    chunk_overlap: int | float = 0,
+    unit: Unit = "tokens",
+    parent_size: int = 800,
+    parent_mode: str = "sections",
+    parent_threshold: float = 0.9,
+    child_threshold: float = 0.75,
+    embedder=None,
+    doc_id: str = "",
+) -> list[Chunk]:
+    """The children (`chunk_size` at most), each pointing at its parent (`parent_size` at most).
+
+    >>> doc = "# A\\n\\nOne. Two.\\n\\n# B\\n\\nThree."
+    >>> children = chunk(doc, chunk_size=4, parent_size=8)
+    >>> [(c.text, c.metadata["heading_path"], c.metadata["parent_index"]) for c in children]
+    [('# A', ('A',), 0), ('One. Two.', ('A',), 0), ('# B', ('B',), 1), ('Three.', ('B',), 1)]
+    >>> [p.text for p in parents(doc, children)]
+    ['# A\\n\\nOne. Two.', '# B\\n\\nThree.']
+    """
+    text = check_text(text)
+    size, overlap = resolve_sizes(chunk_size, chunk_overlap)
+    length = resolve_unit(unit)
+    _check_options(size, parent_size, parent_mode, parent_threshold, child_threshold)
+    if parent_mode == "sections":
+        planned = _section_parents(text, length, unit, parent_size)
+    elif parent_mode == "tokens":
+        planned = [(span, [(_sentences(text, span), None)]) for span in fixed.windows(text, 0, len(text), length,
+                                                                                      parent_size)]
+    else:
+        planned = _semantic_parents(text, length, parent_size, parent_threshold, child_threshold, embedder)
+    parent_chunks = make_chunks(text, [span for span, _ in planned], strategy=PARENT_STRATEGY, doc_id=doc_id)
+    split = lambda p: recursive.split(text, *p, length, size, overlap, ("words",))  # noqa: E731
+    spans, metadata = [], []
+    for parent, (_, runs) in zip(parent_chunks, planned):
+        for pieces, path in runs:
+            for span in pack(text, pieces, length, size, overlap, split):
+                spans.append(span)
+                metadata.append({"parent_start": parent.start, "parent_end": parent.end, "parent_id": parent.id,
+                                 "parent_index": parent.index, **({} if path is None else {"heading_path": path})})
+    context = [markdown.PATH_SEPARATOR.join(m.get("heading_path", ())) for m in metadata]
+    return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id, metadata=metadata, context=context)
+
+
+def parents(text: str, children: Sequence[Chunk]) -> list[Chunk]:
+    """The distinct parents of `children` (from one document), rebuilt from their metadata, in order."""
+    found: dict[tuple[int, int], int] = {}
+    for i, c in enumerate(children):
+        if not {"parent_start", "parent_end", "parent_index"} <= c.metadata.keys():
+            raise ValueError(f"children[{i}] has no parent span in its metadata: was it made by parent_child.chunk?")
+        if c.doc_id != children[0].doc_id:
+            raise ValueError(f"children must come from one document, got {children[0].doc_id!r} and {c.doc_id!r}")
+        found.setdefault((c.metadata["parent_start"], c.metadata["parent_end"]), c.metadata["parent_index"])
+    doc_id = children[0].doc_id if children else ""
+    return [Chunk(text=text[s:e], start=s, end=e, index=i, strategy=PARENT_STRATEGY, doc_id=doc_id)
+            for (s, e), i in found.items()]
+
+
+def index_parents(
+    client, collection: str, children: Sequence[Chunk], vectors: np.ndarray, parent_chunks: Sequence[Chunk],
+    *, mode: str = "payload",
+) -> int:
+    """Index the children's vectors; store parent texts as `mode` says. Returns the points written."""
+    _check_mode(mode)
+    by_id = {p.id: p for p in parent_chunks}
+    if missing := [c.index for c in children if c.metadata.get("parent_id") not in by_id]:
+        raise ValueError(f"parent_chunks lacks the parent of children with index {missing[:5]}")
+    store.ensure_collection(client, collection, np.asarray(vectors).shape[1])
+    if mode == "payload":  # the parent text rides along in every child's payload
+        children = [dataclasses.replace(c, metadata={**c.metadata, "parent_text": by_id[c.metadata["parent_id"]].text})
+                    for c in children]
+        return store.index(client, collection, children, vectors)
+    from qdrant_client import models
+
+    name = parents_collection(collection)
+    if not client.collection_exists(name):
+        client.create_collection(name, vectors_config={})  # payload only: parents are fetched, never searched
+    used = list({c.metadata["parent_id"]: by_id[c.metadata["parent_id"]] for c in children}.values())
+    for lo in range(0, len(used), store.BATCH_SIZE):
+        batch = used[lo : lo + store.BATCH_SIZE]
+        client.upsert(name, points=[models.PointStruct(id=p.id, vector={}, payload=store.payload(p)) for p in batch])
+    return store.index(client, collection, children, vectors) + len(used)
+
+
+def search_parents(
+    client, collection: str, vector: np.ndarray, *, k: int = 5, mode: str = "payload", candidates: int = 50,
+    doc_id: str | None = None,
+) -> list[ParentHit]:
+    """The `k` best distinct parents for a query vector, best first (ties by document and offset).
+
+    "payload" reads `candidates` children (more if they hold fewer than `k` parents) and keeps each
+    parent's best; "lookup" asks Qdrant for the best child of each of the best `k` parents, then
+    fetches those parents' texts. Both give the same parents in the same order.
+    """
+    _check_mode(mode)
+    if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
+        raise ValueError(f"k must be a positive int, got {k!r}")
+    if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < k:
+        raise ValueError(f"candidates must be an int >= k={k}, got {candidates!r}")
+    if mode == "payload":
+        hits = _best_child_per_parent(client, collection, vector, k, candidates, doc_id)
+        found = [ParentHit(_parent_from_payload(h.chunk), h.score, _without_parent_text(h.chunk)) for h in hits]
+    else:
+        groups = client.query_points_groups(
+            collection, query=np.asarray(vector, dtype=np.float32).tolist(), using=store.DENSE,
+            group_by="parent_id", limit=k, group_size=1, query_filter=store.document_filter(doc_id),
+            with_payload=True,
+        ).groups
+        best = {g.id: store.ranked(g.hits)[0] for g in groups}
+        records = client.retrieve(parents_collection(collection), ids=list(best), with_payload=True) if best else []
+        found = [ParentHit(store.chunk_from_payload(r.payload), best[r.id].score, best[r.id].chunk) for r in records]
+    return sorted(found, key=lambda h: (-round(h.score, 6), h.parent.doc_id, h.parent.start))
+
+
+def parents_collection(collection: str) -> str:
+    """Name of the collection holding the parent texts in "lookup" mode."""
+    return collection + PARENTS_SUFFIX
+
+
+def index_size(client, collection: str) -> dict[str, int]:
+    """Points and payload characters (as JSON) of a collection and its parents collection, if any."""
+    points = chars = 0
+    for name in (collection, parents_collection(collection)):
+        if not client.collection_exists(name):
+            continue
+        offset = None
+        while True:
+            records, offset = client.scroll(name, limit=1000, offset=offset, with_payload=True, with_vectors=False)
+            points += len(records)
+            chars += sum(len(json.dumps(r.payload, ensure_ascii=False)) for r in records)
+            if offset is None:
+                break
+    return {"points": points, "payload_chars": chars}
+
+
+def context_tokens(hits: Sequence[ParentHit]) -> int:
+    """Tokens handed to the LLM: the sum of the retrieved parents' cl100k_base tokens."""
+    return sum(h.parent.token_count for h in hits)
+
+
+# --- the steps ------------------------------------------------------------------------------------
+
+
+def _section_parents(text: str, length: Length, unit: Unit, size: int) -> list[tuple[Span, list[Run]]]:
+    """Whole sections packed into parents; markdown cuts a section too big for one at its blocks."""
+    sections = markdown.chunk(text, chunk_size=size, unit=unit, include_heading_path=False)
+    planned, i = [], 0
+    for start, end in pack(text, [(c.start, c.end) for c in sections], length, size, 0, lambda p: [p]):
+        runs = []
+        while i < len(sections) and sections[i].end <= end:  # every section fits: pack never splits one
+            runs.append((_sentences(text, (sections[i].start, sections[i].end)), sections[i].metadata["heading_path"]))
+            i += 1
+        planned.append(((start, end), runs))
+    return planned
+
+
+def _semantic_parents(
+    text: str, length: Length, size: int, parent_threshold: float, child_threshold: float, embedder
+) -> list[tuple[Span, list[Run]]]:
+    """Sentences grouped at the relaxed threshold, capped at `size`; children groups at the strict one."""
+    sentences = split_sentences(text)
+    distance = _distances(text, sentences, embedder)
+    split = lambda p: recursive.split(text, *p, length, size, 0, ("words",))  # noqa: E731
+    planned = []
+    for group in _groups(range(len(sentences)), distance, parent_threshold):
+        j = 0  # the group's first sentence not yet placed in a parent
+        for start, end in pack(text, [sentences[i] for i in group], length, size, 0, split):
+            inside = []
+            while j < len(group) and sentences[group[j]][1] <= end:
+                if sentences[group[j]][0] >= start:  # else: an oversize sentence, cut across parents
+                    inside.append(group[j])
+                j += 1
+            runs = [([sentences[i] for i in g], None) for g in _groups(inside, distance, child_threshold)]
+            planned.append(((start, end), runs or [([(start, end)], None)]))  # no whole sentence: part of one
+    return planned
+
+
+def _distances(text: str, sentences: list[Span], embedder) -> np.ndarray:
+    """1 - cosine between each sentence and the next, every sentence embedded once."""
+    if len(sentences) < 2:
+        return np.zeros(0)
+    if embedder is None:
+        from chunking.embed import default_embedder
+
+        embedder = default_embedder()
+    if not callable(getattr(embedder, "embed", None)):
+        raise TypeError(f"embedder must be a chunking.embed.Embedder (wrap a callable in one), got {embedder!r:.60}")
+    vectors = np.asarray(embedder.embed([text[s:e] for s, e in sentences]), dtype=np.float32)
+    return 1.0 - np.einsum("ij,ij->i", vectors[:-1], vectors[1:])  # the embedder's vectors are unit length
+
+
+def _groups(indices, distance: np.ndarray, threshold: float) -> list[list[int]]:
+    """Consecutive sentence indices, split where the distance to the previous one exceeds `threshold`."""
+    groups: list[list[int]] = []
+    for i in indices:
+        if groups and groups[-1][-1] == i - 1 and distance[i - 1] <= threshold:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups
+
+
+def _sentences(text: str, span: Span) -> list[Span]:
+    return shift(split_sentences(text[span[0] : span[1]]), span[0])
+
+
+def _best_child_per_parent(client, collection, vector, k, candidates, doc_id) -> list[store.Hit]:
+    """Read ranked children, widening the read until it holds `k` parents or the collection runs out."""
+    while True:
+        hits = store.search(client, collection, vector, k=candidates, doc_id=doc_id)
+        best: dict[str, store.Hit] = {}
+        for hit in hits:
+            best.setdefault(hit.chunk.metadata["parent_id"], hit)
+        if len(best) >= k or len(hits) < candidates:
+            return list(best.values())[:k]
+        candidates *= 2
+
+
+def _parent_from_payload(child: Chunk) -> Chunk:
+    m = child.metadata
+    return Chunk(text=m["parent_text"], start=m["parent_start"], end=m["parent_end"], index=m["parent_index"],
+                 strategy=PARENT_STRATEGY, doc_id=child.doc_id)
+
+
+def _without_parent_text(child: Chunk) -> Chunk:
+    return dataclasses.replace(child, metadata={k: v for k, v in child.metadata.items() if k != "parent_text"})
+
+
+def _check_mode(mode: object) -> None:
+    if mode not in STORAGE_MODES:
+        raise ValueError(f"mode must be one of {STORAGE_MODES}, got {mode!r}")
+
+
+def _check_options(size: int, parent_size: object, parent_mode: object, parent_threshold: object,
+                   child_threshold: object) -> None:
+    if isinstance(parent_size, bool) or not isinstance(parent_size, int):
+        raise TypeError(f"parent_size must be an int, got {parent_size!r}")
+    if parent_size < size:
+        raise ValueError(f"parent_size must be >= chunk_size={size}, got {parent_size!r}")
+    if parent_mode not in PARENT_MODES:
+        raise ValueError(f"parent_mode must be one of {PARENT_MODES}, got {parent_mode!r}")
+    for name, value in (("parent_threshold", parent_threshold), ("child_threshold", child_threshold)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_DISTANCE:
+            raise ValueError(f"{name} must be a distance (1 - cosine) in [0, {MAX_DISTANCE}], got {value!r}")
+    if child_threshold > parent_threshold:
+        raise ValueError(
+            f"child_threshold must be <= parent_threshold={parent_threshold} (children split at the stricter, "
+            f"smaller distance), got {child_threshold!r}"
+        )
