@@ -132,6 +132,19 @@ class Embedder:
             return [False] * len(texts)
         return [n > self.max_pieces for n in counts]
 
+    def visible_end(self, texts: Sequence[str]) -> list[int]:
+        """Character offset where the model stops reading each text (its length if read to the end)."""
+        if self.model is None:
+            return [len(t) for t in texts]
+        encoded = self.model.tokenizer(
+            list(texts), add_special_tokens=False, truncation=False, return_offsets_mapping=True
+        )
+        limit = self.max_pieces - 2  # [CLS] and [SEP] take two places in the window
+        return [
+            len(text) if len(offsets) <= limit else offsets[limit - 1][1]
+            for text, offsets in zip(texts, encoded["offset_mapping"])
+        ]
+
     def _compute(self, texts: list[str]) -> np.ndarray:
         if self.model is None:
             vectors = np.asarray(self._model_arg(texts), dtype=np.float32)

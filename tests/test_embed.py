@@ -60,6 +60,18 @@ def test_word_pieces_include_special_tokens_and_show_truncation(embedder):
     assert embedder.truncated(["short", "word " * 300]) == [False, True]
 
 
+def test_the_model_never_reads_past_the_visible_end(embedder):
+    text = "The beginning matters. " + "Filler words keep going here. " * 80 + "The secret is 42."
+    end = embedder.visible_end([text])[0]
+    assert end < text.index("The secret")
+    whole, visible = embedder.embed([text, text[:end]])
+    assert whole == pytest.approx(visible, abs=1e-4)  # the tail changed nothing: it was never seen
+
+
+def test_short_text_is_visible_to_the_end(embedder):
+    assert embedder.visible_end(["short text"]) == [10]
+
+
 def test_a_callable_can_stand_in_for_the_model(tmp_path):
     def three_dims(texts):
         return np.array([[len(t), 1.0, 0.0] for t in texts])
