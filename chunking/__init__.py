@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 
-from chunking import fixed, markdown, paragraph, recursive, sentence, sliding
+from chunking import contextual, fixed, markdown, paragraph, parent_child, recursive, semantic, sentence, sliding
 from chunking.tokens import count_tokens, get_encoding
 from chunking.types import Chunk, check_chunks
 
@@ -26,6 +26,9 @@ STRATEGIES: dict[str, Callable[..., list[Chunk]]] = {
     "markdown": markdown.chunk,
     "sliding": sliding.chunk,
     "recursive": recursive.chunk,
+    "semantic": semantic.chunk,
+    "parent_child": parent_child.chunk,
+    "contextual": contextual.chunk,
 }
 
 
@@ -38,8 +41,10 @@ def chunk(text: str, strategy: str = "recursive", **options) -> list[Chunk]:
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {sorted(STRATEGIES)}, got {strategy!r}")
     function = STRATEGIES[strategy]
-    accepted = [p for p in inspect.signature(function).parameters if p != "text"]
+    parameters = inspect.signature(function).parameters
+    accepted = [p for p in parameters if p != "text"]
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
     unknown = sorted(set(options) - set(accepted))
-    if unknown:
+    if unknown and not takes_any:
         raise TypeError(f"{strategy!r} got unknown option(s) {unknown}; its options are {accepted}")
     return function(text, **options)

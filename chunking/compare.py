@@ -1,12 +1,14 @@
 """Compare chunking configurations end to end: chunk → embed → index → ask → measure.
 
 1. Each configuration (a strategy and its options) chunks every document of the corpus.
-2. The chunks are embedded (cached on disk), counted in the model's word-pieces (how many pass
-   its 256-piece window and lose their tail), and indexed into one Qdrant collection that holds
-   the whole corpus — retrieval is never told which document to look in.
-3. Every question is embedded and the top `k` chunks retrieved; `evaluate.span_metrics` scores
-   them against the reference spans, and `recall_at_budget` caps the retrieved tokens so that
-   big chunks do not win by size alone.
+2. The chunks are embedded — each on its own (cached on disk), or late (`late.embed_late`) —
+   counted in the model's word-pieces (how many pass its 256-piece window and lose their tail),
+   and indexed into one Qdrant collection that holds the whole corpus, with BM25 sparse vectors
+   for hybrid retrieval. Retrieval is never told which document to look in.
+3. Every question is embedded and the top `k` chunks retrieved: dense, hybrid (dense + BM25,
+   fused by RRF), or parents (search children, hand over de-duplicated parents).
+   `evaluate.span_metrics` scores what is handed over against the reference spans, and
+   `recall_at_budget` caps the retrieved tokens so that big chunks do not win by size alone.
 4. Each configuration becomes one row: means with bootstrap confidence intervals, and the
    costs (chunks, sizes in tokens and word-pieces, truncation, chunking and embedding time).
 
@@ -16,13 +18,14 @@ Taught in notebook 11; `make demo` and `python -m chunking evaluate` run it.
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from chunking import STRATEGIES, chunk, store
+from chunking import STRATEGIES, bm25, chunk, late, parent_child, store
 from chunking.evaluate import Question, recall_at_budget, span_metrics, summarize
 from chunking.tokens import count_tokens_many
 from chunking.types import Chunk
@@ -33,13 +36,43 @@ K = 5
 BUDGET = 1000  # retrieved tokens
 
 
+EMBEDDINGS = ("chunk", "late")
+RETRIEVALS = ("dense", "hybrid", "parents")
+
+
 @dataclass(frozen=True)
 class Config:
-    """One configuration to compare: a name, a strategy, and its options."""
+    """One configuration to compare: a strategy, its options, how chunks are embedded and retrieved."""
 
     name: str
     strategy: str
     options: Mapping[str, object] = field(default_factory=dict)
+    embedding: str = "chunk"  # "chunk": each chunk on its own; "late": pooled from the whole document
+    retrieval: str = "dense"  # "dense", "hybrid" (dense + BM25, RRF), "parents" (parent_child only)
+
+    def check(self) -> None:
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"config {self.name!r}: strategy must be one of {sorted(STRATEGIES)}, "
+                             f"got {self.strategy!r}")
+        if self.embedding not in EMBEDDINGS:
+            raise ValueError(f"config {self.name!r}: embedding must be one of {EMBEDDINGS}, got {self.embedding!r}")
+        if self.retrieval not in RETRIEVALS or (self.retrieval == "parents") != (self.strategy == "parent_child"):
+            raise ValueError(f"config {self.name!r}: retrieval must be one of {RETRIEVALS} ('parents' exactly "
+                             f"for parent_child), got {self.retrieval!r}")
+
+    @property
+    def collection_options(self) -> dict:
+        return {**self.options, "embedding": self.embedding, "retrieval": self.retrieval}
+
+
+@dataclass
+class Index:
+    """One configuration's indexed corpus: its collection, chunks, and what retrieval needs."""
+
+    name: str
+    chunks: list[Chunk]
+    handed_over: dict[str, list[tuple[int, int]]]  # spans a search can return, per document (for Ω)
+    encoder: bm25.BM25Encoder | None = None
 
 
 DEFAULT_CONFIGS = (
@@ -52,6 +85,14 @@ DEFAULT_CONFIGS = (
     Config("sliding-200-0.25", "sliding", {"chunk_size": 200, "chunk_overlap": 0.25}),
     Config("recursive-200", "recursive", {"chunk_size": 200}),
     Config("recursive-400", "recursive", {"chunk_size": 400}),
+    Config("semantic-200", "semantic", {"chunk_size": 200}),
+    Config("parent-child-128-in-512", "parent_child", {"chunk_size": 128, "parent_size": 512}, retrieval="parents"),
+    Config("contextual-heading-200", "contextual", {"chunk_size": 200, "provider": "heading"}),
+    Config("contextual-summary-200", "contextual", {"chunk_size": 200, "provider": "summary"}),
+    Config("recursive-200-hybrid", "recursive", {"chunk_size": 200}, retrieval="hybrid"),
+    Config("contextual-heading-200-hybrid", "contextual", {"chunk_size": 200, "provider": "heading"},
+           retrieval="hybrid"),
+    Config("recursive-200-late", "recursive", {"chunk_size": 200}, embedding="late"),
 )
 
 
@@ -78,42 +119,49 @@ def run(
 ) -> Result:
     """Evaluate every configuration on the same questions; one row per configuration."""
     for config in configs:
-        if config.strategy not in STRATEGIES:
-            raise ValueError(f"config {config.name!r}: strategy must be one of {sorted(STRATEGIES)}, "
-                             f"got {config.strategy!r}")
+        config.check()
     query_vectors = embedder.embed([q.question for q in questions])
     rows, per_question, all_chunks = [], [], {}
     for config in configs:
         if progress:
             progress(config.name)
-        chunks, costs = build_index(documents, config, embedder=embedder, client=client, corpus=corpus)
-        name = store.collection_name(corpus, config.strategy, dict(config.options))
-        spans_by_doc: dict[str, list[tuple[int, int]]] = {}
-        for c in chunks:
-            spans_by_doc.setdefault(c.doc_id, []).append((c.start, c.end))
+        index, costs = build_index(documents, config, embedder=embedder, client=client, corpus=corpus)
         scores = [
-            score_question(q, store.search(client, name, v, k=k), spans_by_doc, budget)
+            score_question(q, retrieve(client, index, config, q.question, v, k), index.handed_over, budget)
             for q, v in zip(questions, query_vectors)
         ]
         per_question += [{"config": config.name, "question": q.question, "doc": q.references[0].doc,
                           "kind": q.kind, **s} for q, s in zip(questions, scores)]
         rows.append({"config": config.name, "strategy": config.strategy, **costs, **summarize(scores, METRICS)})
-        all_chunks[config.name] = chunks
+        all_chunks[config.name] = index.chunks
     return Result(rows, per_question, all_chunks)
 
 
 def build_index(documents: Mapping[str, str], config: Config, *, embedder, client, corpus: str):
-    """Chunk, embed and index one configuration; return its chunks and cost columns."""
+    """Chunk, embed and index one configuration; return its `Index` and cost columns."""
+    options = dict(config.options)
+    if "embedder" in inspect.signature(STRATEGIES[config.strategy]).parameters:
+        options["embedder"] = embedder  # model-based strategies share the comparison's embedder
     started = time.perf_counter()
-    chunks = [c for doc_id, text in documents.items()
-              for c in chunk(text, config.strategy, doc_id=doc_id, **config.options)]
+    chunks = [c for doc_id, text in documents.items() for c in chunk(text, config.strategy, doc_id=doc_id, **options)]
     chunk_seconds = time.perf_counter() - started
     started = time.perf_counter()
-    vectors = embedder.embed([c.embed_text for c in chunks])
+    vectors = embed_chunks(documents, chunks, config.embedding, embedder)
     embed_seconds = time.perf_counter() - started
-    name = store.collection_name(corpus, config.strategy, dict(config.options))
+    name = store.collection_name(corpus, config.strategy, config.collection_options)
     store.ensure_collection(client, name, vectors.shape[1])
-    store.index(client, name, chunks, vectors)
+    encoder, handed_over = None, _spans_by_doc(chunks)
+    if config.retrieval == "parents":
+        parents = [p for doc_id, text in documents.items()
+                   for p in parent_child.parents(text, [c for c in chunks if c.doc_id == doc_id])]
+        parent_child.index_parents(client, name, chunks, vectors, parents, mode="payload")
+        handed_over = _spans_by_doc(parents)
+    else:
+        sparse = None
+        if config.retrieval == "hybrid":
+            encoder = bm25.BM25Encoder().fit([c.embed_text for c in chunks])
+            sparse = encoder.encode_documents([c.embed_text for c in chunks])
+        store.index(client, name, chunks, vectors, sparse=sparse)
     tokens = count_tokens_many([c.text for c in chunks])
     pieces = embedder.count_pieces([c.embed_text for c in chunks]) or [0] * len(chunks)
     window = embedder.max_pieces or max(pieces, default=0)
@@ -124,7 +172,38 @@ def build_index(documents: Mapping[str, str], config: Config, *, embedder, clien
         "truncated": float(np.mean([p > window for p in pieces])),
         "chunk_seconds": chunk_seconds, "embed_seconds": embed_seconds,
     }
-    return chunks, costs
+    return Index(name, chunks, handed_over, encoder), costs
+
+
+def embed_chunks(documents: Mapping[str, str], chunks: Sequence[Chunk], embedding: str, embedder) -> np.ndarray:
+    """Each chunk's vector: its `embed_text` on its own, or (late) pooled from its whole document."""
+    if embedding == "chunk":
+        return embedder.embed([c.embed_text for c in chunks])
+    by_doc: dict[str, list[int]] = {}
+    for i, c in enumerate(chunks):
+        by_doc.setdefault(c.doc_id, []).append(i)
+    vectors = np.zeros((len(chunks), embedder.dim), dtype=np.float32)
+    for doc_id, positions in by_doc.items():
+        vectors[positions] = late.embed_late(documents[doc_id], [chunks[i] for i in positions], embedder=embedder)
+    return vectors
+
+
+def retrieve(client, index: Index, config: Config, question: str, vector: np.ndarray, k: int) -> list[Chunk]:
+    """What one question hands to the LLM: the top `k` chunks, or the top `k` distinct parents."""
+    if config.retrieval == "parents":
+        return [hit.parent for hit in parent_child.search_parents(client, index.name, vector, k=k, mode="payload")]
+    if config.retrieval == "hybrid":
+        hits = bm25.hybrid_search(client, index.name, vector, index.encoder.encode_query(question), k=k)
+    else:
+        hits = store.search(client, index.name, vector, k=k)
+    return [hit.chunk for hit in hits]
+
+
+def _spans_by_doc(chunks: Sequence[Chunk]) -> dict[str, list[tuple[int, int]]]:
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for c in chunks:
+        spans.setdefault(c.doc_id, []).append((c.start, c.end))
+    return spans
 
 
 def per_document(per_question: Sequence[Mapping], metrics: Sequence[str] = ("recall", "iou", "hit")) -> list[dict]:
@@ -140,14 +219,14 @@ def per_document(per_question: Sequence[Mapping], metrics: Sequence[str] = ("rec
 
 
 def score_question(
-    question: Question, hits: Sequence[store.Hit], spans_by_doc: Mapping[str, Sequence[tuple[int, int]]],
+    question: Question, retrieved_chunks: Sequence[Chunk], spans_by_doc: Mapping[str, Sequence[tuple[int, int]]],
     budget: int,
 ) -> dict:
-    """Span metrics of one question's hits (and, from all chunk spans, the best possible: Ω)."""
+    """Span metrics of what one question retrieved (and, from all retrievable spans, the best: Ω)."""
     references = [(r.doc, r.start, r.end) for r in question.references]
-    retrieved = [(h.chunk.doc_id, h.chunk.start, h.chunk.end) for h in hits]
+    retrieved = [(c.doc_id, c.start, c.end) for c in retrieved_chunks]
     scores = span_metrics(references, retrieved, spans_by_doc)
-    tokens = count_tokens_many([h.chunk.text for h in hits])
+    tokens = count_tokens_many([c.text for c in retrieved_chunks])
     scores["recall_at_budget"] = recall_at_budget(references, retrieved, tokens, budget)
     scores["retrieved_tokens"] = float(sum(tokens))
     return scores

@@ -29,6 +29,12 @@ CONFIGS = {
     "recursive-tokens": ("recursive", {"chunk_size": 24, "chunk_overlap": 4}),
     "recursive-characters": ("recursive", {"chunk_size": 50, "unit": "characters"}),
     "recursive-words": ("recursive", {"chunk_size": 10, "chunk_overlap": 2, "unit": words}),
+    "semantic-tokens": ("semantic", {"chunk_size": 24}),
+    "semantic-characters": ("semantic", {"chunk_size": 100, "unit": "characters", "breakpoint": "fixed"}),
+    "parent-child-sections": ("parent_child", {"chunk_size": 24, "parent_size": 64}),
+    "parent-child-tokens": ("parent_child", {"chunk_size": 16, "parent_size": 48, "parent_mode": "tokens"}),
+    "contextual-heading": ("contextual", {"chunk_size": 24, "provider": "heading"}),
+    "contextual-summary-markdown": ("contextual", {"chunk_size": 24, "provider": "summary", "base": "markdown"}),
 }
 
 

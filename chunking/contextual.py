@@ -1,0 +1,198 @@
+"""Contextual chunking: each chunk keeps its exact span and gains a context that situates it.
+
+1. Chunk the document with a base strategy (`recursive` by default) and the same `chunk_size` and
+   unit, so the size bound holds on the source text; the context comes on top of it.
+2. Give every chunk a context from one provider:
+   - "heading": the document title and the headings above the chunk ("Guide > Install > Linux");
+     from the markdown strategy's heading paths, or else from the section holding most of the chunk;
+   - "summary": the title and an extractive summary of the whole document — its most central
+     sentences by TF-IDF, in document order, at most 80 tokens — the same for every chunk, offline;
+   - "llm": a chat model writes it from the document and the chunk, as in Anthropic's Contextual
+     Retrieval (`chunking.llm`), one call per chunk (cached on disk).
+3. The context goes in `chunk.context`, so `embed_text` is context + blank line + text for the
+   embedder and for BM25 (`chunking.bm25`); `text`, offsets and ids stay exact.
+   `metadata["context_tokens"]` counts the context, which shares the embedder's window with the text.
+
+Trade-offs: headings are free but say nothing in a document without them; a summary tells the topic,
+not the place; the LLM tells both but costs a model call per chunk. A small embedder can lose more than
+it gains: with MiniLM on the bundled corpus, heading and summary contexts did not cut dense retrieval
+failures, while BM25 over `embed_text` did (`benchmarks/contextual_failures.py`). It does not rerank.
+Taught in notebook 09.
+"""
+
+from __future__ import annotations
+
+import bisect
+import inspect
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from chunking import markdown
+from chunking.bm25 import tokenize
+from chunking.segment import split_sentences
+from chunking.tokens import Unit, check_text, count_tokens
+from chunking.types import Chunk, make_chunks
+
+STRATEGY = "contextual"
+PROVIDERS = ("heading", "summary", "llm")
+SUMMARY_SENTENCES = 3
+SUMMARY_TOKENS = 80  # about 60 English words
+MIN_SENTENCE_TERMS = 5  # shorter "sentences" are headings, labels and table cells
+PROSE = re.compile(r"[^#|`~].*[.!?。！？][)\]\"'”’*_]*", re.DOTALL)  # not a heading, table row or code
+
+
+def chunk(
+    text: str,
+    *,
+    chunk_size: int = 200,
+    chunk_overlap: int | float = 0,
+    unit: Unit = "tokens",
+    base: str = "recursive",
+    provider: str = "heading",
+    title: str | None = None,
+    llm=None,
+    embedder=None,
+    doc_id: str = "",
+    **base_options,
+) -> list[Chunk]:
+    """Chunks of the `base` strategy, each with a `context` from `provider` (text and offsets unchanged).
+
+    `title` defaults to the first markdown heading, else the first line. `llm` is anything with
+    `contextualize(document, chunk) -> str` (default: `chunking.llm.default_contextualizer()`).
+    `embedder` goes to a base strategy that takes one (semantic, parent_child); other bases ignore it.
+
+    >>> doc = "# Guide\\n\\nIntro.\\n\\n## Install\\n\\nRun it.\\n"
+    >>> [(c.text, c.context) for c in chunk(doc, chunk_size=6)]
+    [('# Guide\\n\\nIntro.', 'Guide'), ('## Install\\n\\nRun it.', 'Guide > Install')]
+    """
+    text = check_text(text)
+    _check_provider(provider, llm, title)
+    options = {"chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "unit": unit, "embedder": embedder,
+               "doc_id": doc_id, **base_options}
+    pieces = _base_chunks(text, base, options)
+    title = document_title(text) if title is None else title
+    paths = heading_paths(text, pieces) if provider == "heading" else None
+    if paths is not None:
+        contexts = [markdown.PATH_SEPARATOR.join(_with_title(title, path)) for path in paths]
+    elif provider == "summary":
+        contexts = ["\n".join(part for part in (title, summarize(text)) if part)] * len(pieces)
+    else:
+        contexts = _llm_contexts(text, pieces, llm)
+    metadata = [
+        {**piece.metadata, **({"heading_path": paths[i]} if paths is not None else {}), "base_strategy": base,
+         "context_provider": provider, "context_tokens": count_tokens(context)}
+        for i, (piece, context) in enumerate(zip(pieces, contexts))
+    ]
+    spans = [(c.start, c.end) for c in pieces]
+    return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id, metadata=metadata, context=contexts)
+
+
+def document_title(text: str) -> str:
+    """The first markdown heading, else the first non-empty line (as `chunking.load` titles a document)."""
+    from chunking.load import _first_heading, _first_line
+
+    return _first_heading(text) or _first_line(text)
+
+
+def heading_paths(text: str, chunks: Sequence[Chunk]) -> list[tuple[str, ...]]:
+    """Each chunk's heading path: its own (markdown strategy) or the section holding most of it."""
+    if all("heading_path" in c.metadata for c in chunks):
+        return [tuple(c.metadata["heading_path"]) for c in chunks]
+    sections = markdown.sections(text)
+    starts = [s.blocks[0][0][0] for s in sections]
+    ends = starts[1:] + [len(text)]
+    paths = []
+    for c in chunks:
+        i = max(bisect.bisect_right(starts, c.start) - 1, 0)
+        best, most = (), 0
+        while i < len(sections) and starts[i] < c.end:
+            shared = min(ends[i], c.end) - max(starts[i], c.start)
+            if shared > most:  # strictly more: ties go to the earlier section
+                best, most = sections[i].path, shared
+            i += 1
+        paths.append(best)
+    return paths
+
+
+def summarize(text: str, *, sentences: int = SUMMARY_SENTENCES, max_tokens: int = SUMMARY_TOKENS) -> str:
+    """An extractive summary: the most central sentences by TF-IDF, in document order, cut to `max_tokens`.
+
+    A sentence's centrality is its cosine similarity summed over all sentences — its dot product
+    with the sum of all the (unit) sentence vectors — so it costs one pass, not all pairs.
+    """
+    for name, value in (("sentences", sentences), ("max_tokens", max_tokens)):
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    candidates = []
+    for start, end in split_sentences(text):
+        sentence = " ".join(text[start:end].split())
+        terms = tokenize(sentence)
+        if len(terms) >= MIN_SENTENCE_TERMS and PROSE.fullmatch(sentence) and " | " not in sentence:
+            candidates.append((sentence, Counter(terms)))
+    document_frequency = Counter(term for _, counts in candidates for term in counts)
+    n = len(candidates)
+    vectors = [_unit({t: tf * (math.log((1 + n) / (1 + document_frequency[t])) + 1) for t, tf in counts.items()})
+               for _, counts in candidates]
+    total: Counter = Counter()
+    for vector in vectors:
+        total.update(vector)
+    centrality = [round(sum(w * total[t] for t, w in v.items()), 9) for v in vectors]
+    top = sorted(sorted(range(n), key=lambda i: (-centrality[i], i))[:sentences])
+    summary = " ".join(candidates[i][0] for i in top)
+    from chunking.llm import truncate_to_tokens  # here: llm loads urllib and ssl, not wanted on `import chunking`
+
+    cut = truncate_to_tokens(summary, max_tokens)
+    return cut if cut == summary else cut + "…"
+
+
+def _base_chunks(text: str, base: str, options: dict) -> list[Chunk]:
+    """The base strategy's chunks; overlap and embedder go only where set and taken."""
+    import chunking  # at call time: the strategy registry imports this module
+
+    if base == STRATEGY or base not in chunking.STRATEGIES:
+        choices = sorted(set(chunking.STRATEGIES) - {STRATEGY})
+        raise ValueError(f"base must be one of {choices}, got {base!r}")
+    if not options["chunk_overlap"]:
+        del options["chunk_overlap"]
+    if options["embedder"] is None or "embedder" not in inspect.signature(chunking.STRATEGIES[base]).parameters:
+        del options["embedder"]
+    return chunking.chunk(text, base, **options)
+
+
+def _check_provider(provider: str, llm, title: str | None) -> None:
+    if provider not in PROVIDERS:
+        raise ValueError(f"provider must be one of {PROVIDERS}, got {provider!r}")
+    if llm is not None and provider != "llm":
+        raise ValueError(f"llm is used only with provider='llm', got provider={provider!r}")
+    if llm is not None and not callable(getattr(llm, "contextualize", None)):
+        raise TypeError(f"llm must have a contextualize(document, chunk) method, got {type(llm).__name__}")
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a str or None, got {type(title).__name__}")
+
+
+def _llm_contexts(text: str, pieces: list[Chunk], llm) -> list[str]:
+    if llm is None:
+        from chunking.llm import default_contextualizer
+
+        llm = default_contextualizer()
+    contexts = []
+    for piece in pieces:
+        context = llm.contextualize(text, piece.text)
+        if not isinstance(context, str):
+            raise TypeError(f"llm.contextualize must return a str, got {type(context).__name__}")
+        contexts.append(context.strip())
+    return contexts
+
+
+def _with_title(title: str, path: tuple[str, ...]) -> tuple[str, ...]:
+    """The title above the heading path, unless the path already starts with it."""
+    if not title or (path and path[0].strip().casefold() == title.strip().casefold()):
+        return path
+    return (title, *path)
+
+
+def _unit(vector: dict[str, float]) -> dict[str, float]:
+    norm = math.sqrt(sum(w * w for w in vector.values())) or 1.0
+    return {t: w / norm for t, w in vector.items()}
