@@ -72,6 +72,23 @@ def format_table(rows: Sequence[Mapping], columns: Sequence[str] = TABLE_COLUMNS
     return "\n".join([line(columns), line(["-" * w for w in widths]), *(line(r) for r in cells)])
 
 
+def hits_table(hits: Sequence, references: Sequence[tuple[str, int, int]] = (), *, preview: int = 70) -> str:
+    """Search results as a text table: rank, score, document, span, whether it touches a reference.
+
+    `hits` are `store.Hit`s (or bare chunks); `references` are (doc, start, end) spans.
+    """
+    rows = []
+    for rank, hit in enumerate(hits, 1):
+        c = getattr(hit, "chunk", hit)
+        touches = any(d == c.doc_id and s < c.end and c.start < e for d, s, e in references)
+        rows.append({
+            "rank": rank, "score": float(getattr(hit, "score", float("nan"))), "doc": c.doc_id,
+            "span": f"{c.start}-{c.end}", "evidence": "yes" if touches else "",
+            "text": c.text[:preview].replace("\n", " ") + ("…" if len(c.text) > preview else ""),
+        })
+    return format_table(rows, ("rank", "score", "doc", "span", "evidence", "text"))
+
+
 def plot_recall_vs_tokens(rows: Sequence[Mapping], path: str | Path | None = None, *, metric: str = "recall"):
     """Recall (with its interval) against mean retrieved tokens, one point per configuration."""
     import matplotlib.pyplot as plt

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from chunking import chunk
-from chunking.display import OVERLAP, format_table, plot_chunk_sizes, plot_recall_vs_tokens, show_chunks
+from chunking.display import (
+    OVERLAP,
+    format_table,
+    hits_table,
+    plot_chunk_sizes,
+    plot_recall_vs_tokens,
+    show_chunks,
+)
 
 TEXT = "Intro <script>alert('x')</script> text. Second sentence here. Third one."
 
@@ -42,6 +49,14 @@ def test_table_rounds_and_aligns():
         "a            3   0.500             100.0",
         "bb          10   0.250              50.0",
     ]
+
+
+def test_hits_table_marks_evidence():
+    chunks = chunk(TEXT, "sentence", chunk_size=8, doc_id="d")
+    table = hits_table(chunks[:2], [("d", chunks[1].start, chunks[1].end)], preview=10)
+    lines = table.splitlines()
+    assert lines[0].split() == ["rank", "score", "doc", "span", "evidence", "text"]
+    assert "yes" not in lines[2] and "yes" in lines[3]
 
 
 def test_plots_are_written(tmp_path):
