@@ -10,7 +10,7 @@ export TOKENIZERS_PARALLELISM := false
 
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
 
-.PHONY: setup demo test lab lint bench notebooks clean
+.PHONY: setup demo results test lab lint bench notebooks clean
 
 setup: $(STAMP)
 
@@ -22,6 +22,10 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(PY) -m chunking demo
+
+# The demo's results without timings, committed for notebook 11 and the docs.
+results: $(STAMP)
+	$(PY) -m chunking demo --snapshot docs/results
 
 test: $(STAMP)
 	$(PY) -m ruff check chunking tests benchmarks data/eval

@@ -88,7 +88,21 @@ def run_evaluate(args: argparse.Namespace) -> int:
     display.plot_chunk_sizes(sizes, args.out / "chunk_sizes.png")
     print(f"\nwrote {args.out}/: results.csv, per_document.csv, per_question.csv, recall_vs_tokens.png, "
           "chunk_sizes.png")
+    if getattr(args, "snapshot", None):
+        _write_snapshot(args.snapshot, result)
     return 0
+
+
+def _write_snapshot(folder: Path, result) -> None:
+    """The results without timings (which change every run), for committing beside the docs."""
+    from chunking import compare
+
+    folder.mkdir(parents=True, exist_ok=True)
+    timeless = [{k: v for k, v in row.items() if not k.endswith("_seconds")} for row in result.rows]
+    _write_csv(folder / "results.csv", timeless)
+    _write_csv(folder / "per_document.csv", compare.per_document(result.per_question))
+    _write_csv(folder / "per_question.csv", result.per_question)
+    print(f"wrote a timing-free snapshot to {folder}/")
 
 
 def run_demo(args: argparse.Namespace) -> int:
@@ -185,5 +199,6 @@ def _parser() -> argparse.ArgumentParser:
     d = commands.add_parser("demo", help="evaluate every strategy on the bundled corpus and questions")
     sizes(d)
     evaluation(d, "out/demo")
+    d.add_argument("--snapshot", type=Path, help="also write timing-free CSVs here (docs/results)")
     d.set_defaults(run=run_demo)
     return parser
