@@ -13,7 +13,10 @@
    the path goes into `context`, so the embedder sees it while `text` and offsets stay exact.
 
 Without any heading the whole text is one section, still packed by blocks — never one giant
-chunk. It does not parse HTML or reStructuredText. Taught in notebook 04.
+chunk. `chunk_size` bounds `text`; the heading path in `context` comes on top (count both with
+`embed_text` against the embedder's window). It parses any text as CommonMark, so a plain-text
+line followed by `=====` becomes a setext heading; it does not parse HTML or reStructuredText.
+Taught in notebook 04.
 """
 
 from __future__ import annotations
