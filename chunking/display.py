@@ -75,11 +75,12 @@ def format_table(rows: Sequence[Mapping], columns: Sequence[str] = TABLE_COLUMNS
 def hits_table(hits: Sequence, references: Sequence[tuple[str, int, int]] = (), *, preview: int = 70) -> str:
     """Search results as a text table: rank, score, document, span, whether it touches a reference.
 
-    `hits` are `store.Hit`s (or bare chunks); `references` are (doc, start, end) spans.
+    `hits` are `store.Hit`s, `parent_child.ParentHit`s (the parent is shown) or bare chunks;
+    `references` are (doc, start, end) spans.
     """
     rows = []
     for rank, hit in enumerate(hits, 1):
-        c = getattr(hit, "chunk", hit)
+        c = getattr(hit, "parent", None) or getattr(hit, "chunk", hit)
         touches = any(d == c.doc_id and s < c.end and c.start < e for d, s, e in references)
         rows.append({
             "rank": rank, "score": float(getattr(hit, "score", float("nan"))), "doc": c.doc_id,
