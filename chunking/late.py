@@ -115,7 +115,7 @@ def _encode(model, text: str) -> tuple[list[int], np.ndarray]:
     return list(encoded["input_ids"]), np.asarray(encoded["offset_mapping"], dtype=np.int64).reshape(-1, 2)
 
 
-def _plan_windows(n: int, window: int, overlap: int) -> list[tuple[int, int, int, int]]:
+def plan_windows(n: int, window: int, overlap: int) -> list[tuple[int, int, int, int]]:
     """Windows `(start, end, keep_from, keep_to)` over n pieces; the kept ranges tile `[0, n)`.
 
     Windows step by `window - overlap`; the last one is moved back to end at n, so every window
@@ -137,7 +137,7 @@ def _token_vectors(model, ids: list[int], window: int, overlap: int, batch_size:
 
     tokenizer, transformer = model.tokenizer, model[0].auto_model
     out = np.zeros((len(ids), _dim(model)), dtype=np.float32)
-    plan = _plan_windows(len(ids), window, overlap)
+    plan = plan_windows(len(ids), window, overlap)
     transformer.eval()  # no dropout: the same text always gives the same vectors
     for b in range(0, len(plan), batch_size):
         batch = plan[b : b + batch_size]

@@ -7,7 +7,7 @@ import pytest
 
 from chunking import chunk
 from chunking.embed import Embedder
-from chunking.late import _plan_windows, embed_late, token_spans
+from chunking.late import embed_late, plan_windows, token_spans
 from chunking.types import Chunk, make_chunks
 from tests.conftest import DATA
 
@@ -100,7 +100,7 @@ PLANS = [(1, 254, 64), (254, 254, 64), (255, 254, 64), (600, 254, 64), (7764, 25
 
 @pytest.mark.parametrize(("n", "window", "overlap"), PLANS)
 def test_windows_use_each_token_exactly_once(n, window, overlap):
-    plan = _plan_windows(n, window, overlap)
+    plan = plan_windows(n, window, overlap)
     kept = [t for _, _, keep_from, keep_to in plan for t in range(keep_from, keep_to)]
     assert kept == list(range(n))
     assert all(s <= keep_from <= keep_to <= e and e - s == min(window, n) for s, e, keep_from, keep_to in plan)
@@ -109,7 +109,7 @@ def test_windows_use_each_token_exactly_once(n, window, overlap):
 
 @pytest.mark.parametrize(("n", "window", "overlap"), PLANS)
 def test_a_shared_token_is_kept_by_the_window_where_it_is_farther_from_the_edge(n, window, overlap):
-    plan = _plan_windows(n, window, overlap)
+    plan = plan_windows(n, window, overlap)
     for t in range(n):
         distance = {k: min(t - s, e - 1 - t) for k, (s, e, _, _) in enumerate(plan) if s <= t < e}
         keeper = next(k for k, (_, _, keep_from, keep_to) in enumerate(plan) if keep_from <= t < keep_to)
