@@ -148,7 +148,8 @@ def build_index(documents: Mapping[str, str], config: Config, *, embedder, clien
     started = time.perf_counter()
     vectors = embed_chunks(documents, chunks, config.embedding, embedder)
     embed_seconds = time.perf_counter() - started
-    name = store.collection_name(corpus, config.strategy, config.collection_options)
+    # the model is part of the name: two embedders of one size must never share a collection
+    name = store.collection_name(corpus, config.strategy, {**config.collection_options, "model": embedder.name})
     store.ensure_collection(client, name, vectors.shape[1])
     encoder, handed_over = None, _spans_by_doc(chunks)
     if config.retrieval == "parents":
