@@ -68,3 +68,36 @@ def test_chunks_keep_their_offsets(result):
 def test_unknown_strategy_in_a_config_is_named():
     with pytest.raises(ValueError, match="'semantik'"):
         compare.run(DOCS, QUESTIONS, [compare.Config("x", "semantik")], embedder=None, client=None)
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        compare.Config("hybrid", "sentence", {"chunk_size": 8}, retrieval="hybrid"),
+        compare.Config("late", "sentence", {"chunk_size": 8}, embedding="late"),
+        compare.Config("parents", "parent_child", {"chunk_size": 8, "parent_size": 40}, retrieval="parents"),
+        compare.Config("contextual", "contextual", {"chunk_size": 8, "provider": "heading"}),
+        compare.Config("semantic", "semantic", {"chunk_size": 8}),
+    ],
+    ids=lambda c: c.name,
+)
+def test_every_embedding_and_retrieval_mode_finds_the_evidence(config, tmp_path):
+    client = store.connect(":memory:")
+    embedder = Embedder(cache=tmp_path)
+    result = compare.run(DOCS, QUESTIONS, [config], embedder=embedder, client=client, corpus="tiny", k=2)
+    assert result.rows[0]["hit"] == 1.0 and 0.0 < result.rows[0]["iou"] <= 1.0
+
+
+def test_parents_are_what_is_handed_over(tmp_path):
+    config = compare.Config("parents", "parent_child", {"chunk_size": 8, "parent_size": 40}, retrieval="parents")
+    result = compare.run(DOCS, QUESTIONS, [config], embedder=Embedder(cache=tmp_path),
+                         client=store.connect(":memory:"), corpus="tiny", k=1)
+    children = result.rows[0]["mean_tokens"]
+    assert result.rows[0]["retrieved_tokens"] > children  # a parent is bigger than the child that found it
+
+
+@pytest.mark.parametrize(("field", "value"), [("embedding", "nope"), ("retrieval", "parents"), ("retrieval", "x")])
+def test_bad_embedding_or_retrieval_is_named(field, value):
+    config = compare.Config("bad", "sentence", {}, **{field: value})
+    with pytest.raises(ValueError, match=field):
+        config.check()
