@@ -30,7 +30,7 @@ results: $(STAMP)
 test: $(STAMP)
 	$(PY) -m ruff check chunking tests benchmarks data/eval
 	$(PY) -m pytest -n 2 --doctest-modules chunking tests
-	$(if $(NOTEBOOKS),$(PY) -m pytest -n 2 --nbval $(NOTEBOOKS) --nbval-sanitize-with notebooks/nbval_sanitize.cfg)
+	$(if $(NOTEBOOKS),$(PY) -m pytest -n 2 --dist loadfile --nbval $(NOTEBOOKS) --nbval-sanitize-with notebooks/nbval_sanitize.cfg)
 
 # Re-execute every notebook in place (commit the result; nbval then holds it to these outputs).
 notebooks: $(STAMP)
