@@ -1,7 +1,8 @@
 """Recursive chunking: split at the coarsest separator that works, merge back up to size.
 
 1. Split the text at the first separator level: paragraphs (blank lines), then lines, then
-   sentences, then words. A separator is a level name or any literal string.
+   sentences, then words. A separator is a level name, a literal string (which ends the piece
+   before it), or a compiled regex (each match starts a new piece: `re.compile(r"(?m)^PART ")`).
 2. Pack the pieces greedily into chunks of at most `chunk_size` (with `chunk_overlap`).
 3. A piece still too long is split again at the next level, and its parts are packed among
    themselves, so a chunk never straddles a boundary coarser than the one it was cut at.
@@ -14,6 +15,7 @@ Taught in notebook 06.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from chunking import fixed
@@ -46,7 +48,7 @@ def chunk(
     chunk_size: int = 200,
     chunk_overlap: int | float = 0,
     unit: Unit = "tokens",
-    separators: Sequence[str] = SEPARATORS,
+    separators: Sequence[str | re.Pattern] = SEPARATORS,
     doc_id: str = "",
 ) -> list[Chunk]:
     """Split `text` at the coarsest separators that keep chunks within `chunk_size`.
@@ -56,8 +58,9 @@ def chunk(
     """
     text = check_text(text)
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
-    if isinstance(separators, str) or not all(isinstance(s, str) and s for s in separators):
-        raise ValueError(f"separators must be a sequence of non-empty strings, got {separators!r}")
+    if isinstance(separators, str) or not all(isinstance(s, re.Pattern) or s and isinstance(s, str)
+                                                  for s in separators):
+        raise ValueError(f"separators must be a sequence of non-empty strings or compiled regexes, got {separators!r}")
     spans = split(text, 0, len(text), resolve_unit(unit), size, overlap, tuple(separators))
     return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)
 
@@ -79,14 +82,17 @@ def split(
     return pack(text, pieces, length, size, overlap, lambda p: split(text, *p, length, size, overlap, rest))
 
 
-def pieces_at(text: str, start: int, end: int, separator: str) -> list[Span]:
-    """Spans of `text[start:end]` cut at one separator level or after a literal separator."""
+def pieces_at(text: str, start: int, end: int, separator: str | re.Pattern) -> list[Span]:
+    """Spans of `text[start:end]` cut at a level, after a literal separator, or before a regex match."""
     piece = text[start:end]
-    if separator in LEVELS:
+    if isinstance(separator, re.Pattern):
+        cuts = [m.start() for m in separator.finditer(piece) if m.start() > 0]
+    elif separator in LEVELS:
         return shift(LEVELS[separator](piece), start)
-    spans, previous = [], 0
-    while (found := piece.find(separator, previous)) != -1:
-        spans.append(trim(piece, previous, found + len(separator)))
-        previous = found + len(separator)
-    spans.append(trim(piece, previous, len(piece)))
+    else:
+        cuts, found = [], piece.find(separator)
+        while found != -1:
+            cuts.append(found + len(separator))
+            found = piece.find(separator, found + len(separator))
+    spans = [trim(piece, a, b) for a, b in zip([0, *cuts], [*cuts, len(piece)])]
     return shift([s for s in spans if s[0] < s[1]], start)

@@ -42,6 +42,14 @@ def test_literal_separators():
     assert [c.text for c in got] == ["a;b;", "c;d"]
 
 
+def test_a_regex_separator_starts_each_piece():
+    import re
+
+    text = "PART 1 Scope. Words here.\nPART 2 Terms. More words.\nPART 3 End."
+    got = recursive.chunk(text, chunk_size=30, unit="characters", separators=[re.compile(r"(?m)^PART ")])
+    assert [c.text for c in got] == ["PART 1 Scope. Words here.", "PART 2 Terms. More words.", "PART 3 End."]
+
+
 def test_overlap_repeats_trailing_pieces():
     text = "One. Two. Three. Four. Five. Six."
     got = recursive.chunk(text, chunk_size=17, chunk_overlap=6, unit="characters")
