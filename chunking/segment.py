@@ -58,6 +58,7 @@ _WORD_BEFORE = re.compile(r"(\S+)$")
 _INITIALISM = re.compile(r"(?:[A-Za-z]\.){2,}$")
 _LIST_NUMBER = re.compile(r"(?:^|\n|\r)[ \t]*\d{1,3}\.$")
 _TITLE_MAX_WORDS = 10
+_TITLE_MAX_CHARS = 200
 _CJK_CLOSERS = "」』）\"'”’"
 _HIRAGANA = re.compile(r"[\u3041-\u309f]")
 _EMOJI = r"[\u2600-\u27bf\U0001F000-\U0001FAFF\u200d\ufe0f]"
@@ -162,7 +163,10 @@ def _after_symbols(text: str, end: int) -> int:
 
 def _is_title_line(text: str, newline_at: int) -> bool:
     """Does the line ending at `newline_at` look like a heading (short, no end punctuation)?"""
-    line_start = max(text.rfind("\n", 0, newline_at), text.rfind("\r", 0, newline_at)) + 1
+    lookback = max(0, newline_at - _TITLE_MAX_CHARS)  # bounded: a scan to the text's start is quadratic
+    line_start = max(text.rfind("\n", lookback, newline_at), text.rfind("\r", lookback, newline_at)) + 1
+    if line_start == 0 and lookback > 0:
+        return False  # a line this long is not a title
     words = text[line_start:newline_at].split()
     return (
         0 < len(words) <= _TITLE_MAX_WORDS
