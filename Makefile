@@ -10,7 +10,7 @@ export TOKENIZERS_PARALLELISM := false
 
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
 
-.PHONY: setup demo results test lab lint bench notebooks clean
+.PHONY: setup demo results test lab lint bench notebooks docs clean
 
 setup: $(STAMP)
 
@@ -35,6 +35,11 @@ test: $(STAMP)
 # Re-execute every notebook in place (commit the result; nbval then holds it to these outputs).
 notebooks: $(STAMP)
 	$(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace $(NOTEBOOKS)
+
+# The docs site in site/: the committed notebooks as they are (nbval checks their outputs, so the
+# site never re-runs them) and the API reference from the docstrings. Any warning fails the build.
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict
 
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/
