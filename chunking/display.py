@@ -5,7 +5,8 @@
 2. `format_table` renders result rows as an aligned text table (3 decimals, no pandas needed).
 3. `plot_recall_vs_tokens` places each configuration by the tokens it hands to the LLM and the
    recall it gets, with bootstrap intervals: the trade-off chunk size really buys.
-4. `plot_chunk_sizes` shows each configuration's chunk-size distribution in tokens.
+4. `plot_chunk_sizes`, `plot_size_histogram`: size distributions against the embedder's window.
+5. `plot_distances`: semantic chunking's distance curve, its threshold, and where chunks ended.
 
 matplotlib is imported only when a plot is drawn. Used by notebooks 00–12 and `make demo`.
 """
@@ -119,6 +120,53 @@ def plot_chunk_sizes(sizes: Mapping[str, Sequence[int]], path: str | Path | None
         ax.legend(loc="lower right", fontsize=8)
     ax.set_xlabel("chunk size (cl100k tokens)")
     ax.set_title("chunk size distribution")
+    return _finish(fig, path)
+
+
+def plot_distances(chunks: Sequence[Chunk], distances: Sequence[float], *, threshold: float | None = None,
+                   path: str | Path | None = None):
+    """Semantic chunking's picture: the distance between neighbouring sentences, the threshold,
+    and where chunks ended — red dots at breakpoints, grey lines where the size cap cut.
+
+    `distances` comes from `semantic.distances`; `chunks` from `semantic.chunk` (their metadata
+    says why each one ended). Chunk ends are matched to boundaries by their distance value.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 3.5))
+    ax.plot(range(len(distances)), distances, color="#2563eb", linewidth=1)
+    if threshold is not None:
+        ax.axhline(threshold, color="crimson", linestyle="--", label=f"threshold {threshold:.3f}")
+    rounded = [round(float(d), 4) for d in distances]
+    for c in chunks:
+        reason, distance = c.metadata.get("end_reason"), c.metadata.get("distance")
+        if distance is not None and distance in rounded:
+            i = rounded.index(distance)
+            if reason == "breakpoint":
+                ax.plot(i, distances[i], "o", color="crimson", markersize=5)
+            else:
+                ax.axvline(i, color="#9ca3af", linewidth=0.6)
+    ax.set_xlabel("boundary between sentence i and i+1")
+    ax.set_ylabel("cosine distance")
+    ax.set_title("distance between neighbouring sentences")
+    if threshold is not None:
+        ax.legend(loc="lower right", fontsize=8)
+    return _finish(fig, path)
+
+
+def plot_size_histogram(sizes: Sequence[int], *, limit: int | None = 256, unit: str = "tokens",
+                        path: str | Path | None = None):
+    """Histogram of chunk sizes, with the embedder's window marked (chunks past it lose their tail)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    ax.hist(sizes, bins=40, color="#60a5fa")
+    if limit:
+        over = sum(s > limit for s in sizes)
+        ax.axvline(limit, color="crimson", linestyle="--", label=f"window {limit}: {over} of {len(sizes)} over")
+        ax.legend(fontsize=8)
+    ax.set_xlabel(f"chunk size ({unit})")
+    ax.set_ylabel("chunks")
     return _finish(fig, path)
 
 

@@ -8,7 +8,9 @@ from chunking.display import (
     format_table,
     hits_table,
     plot_chunk_sizes,
+    plot_distances,
     plot_recall_vs_tokens,
+    plot_size_histogram,
     show_chunks,
 )
 
@@ -60,6 +62,12 @@ def test_hits_table_marks_evidence():
 
 
 def test_plots_are_written(tmp_path):
+    from chunking.types import Chunk
+
     plot_recall_vs_tokens(ROWS, tmp_path / "r.png")
     plot_chunk_sizes({"a": [1, 2, 3], "bb": [5, 6]}, tmp_path / "s.png")
-    assert (tmp_path / "r.png").stat().st_size > 1000 and (tmp_path / "s.png").stat().st_size > 1000
+    ended = [Chunk("x", 0, 1, 0, metadata={"end_reason": "breakpoint", "distance": 0.9}),
+             Chunk("y", 1, 2, 1, metadata={"end_reason": "size", "distance": 0.3})]
+    plot_distances(ended, [0.2, 0.9, 0.3], threshold=0.8, path=tmp_path / "d.png")
+    plot_size_histogram([10, 300, 120], path=tmp_path / "h.png")
+    assert all((tmp_path / f"{n}.png").stat().st_size > 1000 for n in "rsdh")
