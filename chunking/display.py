@@ -123,34 +123,35 @@ def plot_chunk_sizes(sizes: Mapping[str, Sequence[int]], path: str | Path | None
     return _finish(fig, path)
 
 
-def plot_distances(chunks: Sequence[Chunk], distances: Sequence[float], *, threshold: float | None = None,
-                   path: str | Path | None = None):
-    """Semantic chunking's picture: the distance between neighbouring sentences, the threshold,
-    and where chunks ended — red dots at breakpoints, grey lines where the size cap cut.
+def plot_distances(
+    chunks: Sequence[Chunk], sentences: Sequence[tuple[int, int]], distances: Sequence[float], *,
+    threshold: float | None = None, title: str = "distance between neighbouring sentences",
+    path: str | Path | None = None,
+):
+    """Semantic chunking's picture: the distance after each sentence, the threshold, and where chunks
+    ended — red dots at breakpoints, grey lines where the size cap cut.
 
-    `distances` comes from `semantic.distances`; `chunks` from `semantic.chunk` (their metadata
-    says why each one ended). Chunk ends are matched to boundaries by their distance value.
+    `sentences` and `distances` come from `semantic.distances`; `chunks` from `semantic.chunk`
+    (their metadata says why each one ended).
     """
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(9, 3.5))
-    ax.plot(range(len(distances)), distances, color="#2563eb", linewidth=1)
+    boundary_after = {end: i for i, (_, end) in enumerate(sentences[:-1])}
+    fig, ax = plt.subplots(figsize=(11, 3.8))
+    ax.plot(range(len(distances)), distances, color="#4b5563", linewidth=0.8, label="distance to next sentence")
     if threshold is not None:
-        ax.axhline(threshold, color="crimson", linestyle="--", label=f"threshold {threshold:.3f}")
-    rounded = [round(float(d), 4) for d in distances]
-    for c in chunks:
-        reason, distance = c.metadata.get("end_reason"), c.metadata.get("distance")
-        if distance is not None and distance in rounded:
-            i = rounded.index(distance)
-            if reason == "breakpoint":
-                ax.plot(i, distances[i], "o", color="crimson", markersize=5)
-            else:
-                ax.axvline(i, color="#9ca3af", linewidth=0.6)
-    ax.set_xlabel("boundary between sentence i and i+1")
+        ax.axhline(threshold, color="crimson", linestyle="--", label=f"threshold = {threshold:.3f}")
+    ends = [(boundary_after[c.end], c.metadata.get("end_reason")) for c in chunks if c.end in boundary_after]
+    for i, reason in ends:
+        if reason != "breakpoint":
+            ax.axvline(i, color="#9ca3af", alpha=0.5, linewidth=0.8)
+    chosen = [i for i, reason in ends if reason == "breakpoint"]
+    ax.scatter(chosen, [distances[i] for i in chosen], color="crimson", zorder=3, label="chunk ends at a breakpoint")
+    ax.plot([], [], color="#9ca3af", label="chunk ends for size")
+    ax.set_xlabel("boundary (after sentence i)")
     ax.set_ylabel("cosine distance")
-    ax.set_title("distance between neighbouring sentences")
-    if threshold is not None:
-        ax.legend(loc="lower right", fontsize=8)
+    ax.set_title(title)
+    ax.legend(loc="lower right", fontsize=8)
     return _finish(fig, path)
 
 

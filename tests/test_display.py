@@ -66,8 +66,8 @@ def test_plots_are_written(tmp_path):
 
     plot_recall_vs_tokens(ROWS, tmp_path / "r.png")
     plot_chunk_sizes({"a": [1, 2, 3], "bb": [5, 6]}, tmp_path / "s.png")
-    ended = [Chunk("x", 0, 1, 0, metadata={"end_reason": "breakpoint", "distance": 0.9}),
-             Chunk("y", 1, 2, 1, metadata={"end_reason": "size", "distance": 0.3})]
-    plot_distances(ended, [0.2, 0.9, 0.3], threshold=0.8, path=tmp_path / "d.png")
+    ended = [Chunk("ab", 0, 2, 0, metadata={"end_reason": "breakpoint"}),
+             Chunk("c", 2, 3, 1, metadata={"end_reason": "size"})]
+    plot_distances(ended, [(0, 1), (1, 2), (2, 3), (3, 4)], [0.2, 0.9, 0.3], threshold=0.8, path=tmp_path / "d.png")
     plot_size_histogram([10, 300, 120], path=tmp_path / "h.png")
     assert all((tmp_path / f"{n}.png").stat().st_size > 1000 for n in "rsdh")
