@@ -135,3 +135,22 @@ def test_url_and_api_key_come_from_the_environment(monkeypatch):
     finally:
         server.shutdown()
     assert FakeQdrant.seen and FakeQdrant.seen[0].get("api-key") == "secret-key"
+
+
+def test_a_folder_open_in_another_process_gives_a_clear_error(tmp_path):
+    import subprocess
+    import sys
+
+    folder = tmp_path / "qdrant"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from chunking import store; c = store.connect(sys.argv[1]); "
+         "print('open', flush=True); time.sleep(60)", str(folder)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        with pytest.raises(RuntimeError, match="open in another process"):
+            store.connect(folder)
+    finally:
+        holder.kill()
+        holder.wait()
