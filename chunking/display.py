@@ -7,6 +7,8 @@
    recall it gets, with bootstrap intervals: the trade-off chunk size really buys.
 4. `plot_chunk_sizes`, `plot_size_histogram`: size distributions against the embedder's window.
 5. `plot_distances`: semantic chunking's distance curve, its threshold, and where chunks ended.
+6. `plot_overlap_cost`, `plot_term_saturation`, `plot_neighbour_similarity`, `plot_metric_scatter`:
+   what overlap costs, how BM25 saturates, what late chunking does to neighbours, one metric against another.
 
 matplotlib is imported only when a plot is drawn. Used by notebooks 00–12 and `make demo`.
 """
@@ -21,6 +23,7 @@ from chunking.types import Chunk
 
 PALETTE = ("#fde68a", "#bfdbfe", "#bbf7d0", "#fbcfe8", "#ddd6fe", "#fed7aa")
 OVERLAP = "#f87171"
+SERIES = ("#60a5fa", "#fbbf24", "#34d399", "#f472b6", "#a78bfa", "#9ca3af")  # one colour per plotted series
 
 
 class ChunkView:
@@ -108,8 +111,12 @@ def plot_recall_vs_tokens(rows: Sequence[Mapping], path: str | Path | None = Non
     return _finish(fig, path)
 
 
-def plot_chunk_sizes(sizes: Mapping[str, Sequence[int]], path: str | Path | None = None, *, limit: int | None = 256):
-    """Box plots of chunk sizes (tokens) per configuration, with the embedder's window marked."""
+def plot_chunk_sizes(sizes: Mapping[str, Sequence[int]], path: str | Path | None = None, *, limit: int | None = 256,
+                     unit: str = "cl100k tokens", title: str = "chunk size distribution"):
+    """Box plots of chunk sizes per configuration (or document), with the embedder's window marked.
+
+    `unit` names what the sizes count; pass `limit=None` when they are not in the window's unit.
+    """
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 0.45 * len(sizes) + 1.5))
@@ -118,8 +125,8 @@ def plot_chunk_sizes(sizes: Mapping[str, Sequence[int]], path: str | Path | None
     if limit:
         ax.axvline(limit, color="crimson", linestyle="--", label=f"embedder window ({limit} pieces)")
         ax.legend(loc="lower right", fontsize=8)
-    ax.set_xlabel("chunk size (cl100k tokens)")
-    ax.set_title("chunk size distribution")
+    ax.set_xlabel(f"chunk size ({unit})")
+    ax.set_title(title)
     return _finish(fig, path)
 
 
@@ -155,19 +162,122 @@ def plot_distances(
     return _finish(fig, path)
 
 
-def plot_size_histogram(sizes: Sequence[int], *, limit: int | None = 256, unit: str = "tokens",
-                        path: str | Path | None = None):
-    """Histogram of chunk sizes, with the embedder's window marked (chunks past it lose their tail)."""
+def plot_size_histogram(
+    sizes: Sequence[int] | Mapping[str, Sequence[int]], *, limit: int | None = 256, unit: str = "tokens",
+    bins: int | Sequence[float] = 40, log: bool = False, title: str | None = None, limit_label: str = "window",
+    path: str | Path | None = None,
+):
+    """Histogram of chunk sizes, with the embedder's window marked (chunks past it lose their tail).
+
+    `sizes` is one list, or a mapping label → sizes to compare several series side by side; with a
+    `limit`, each series' legend entry says how many of its chunks are over it. `log` puts the counts
+    on a log scale, so a few very long chunks stay visible beside many short ones.
+    """
     import matplotlib.pyplot as plt
 
+    series = dict(sizes) if isinstance(sizes, Mapping) else {"": list(sizes)}
     fig, ax = plt.subplots(figsize=(7, 3.5))
-    ax.hist(sizes, bins=40, color="#60a5fa")
+    labels = [_over(label, values, limit) for label, values in series.items()]
+    ax.hist(list(series.values()), bins=bins, label=labels, color=list(SERIES[:len(series)]), edgecolor="white")
     if limit:
-        over = sum(s > limit for s in sizes)
-        ax.axvline(limit, color="crimson", linestyle="--", label=f"window {limit}: {over} of {len(sizes)} over")
+        ax.axvline(limit, color="crimson", linestyle="--", label=f"{limit_label} ({limit})")
         ax.legend(fontsize=8)
+    if log:
+        ax.set_yscale("log")
     ax.set_xlabel(f"chunk size ({unit})")
-    ax.set_ylabel("chunks")
+    ax.set_ylabel("chunks (log scale)" if log else "chunks")
+    if title:
+        ax.set_title(title)
+    return _finish(fig, path)
+
+
+def plot_overlap_cost(measured: Mapping[float, float], *, title: str | None = None, path: str | Path | None = None):
+    """What overlap costs: index size (× the corpus) against the overlap fraction f.
+
+    Windows that step by (1 − f) of their size store each character 1 / (1 − f) times; `measured`
+    maps each f tried to the stored/corpus character ratio actually found, drawn over that curve.
+    """
+    import matplotlib.pyplot as plt
+
+    top = min(max(measured, default=0.5) + 0.05, 0.95)
+    grid = [top * i / 100 for i in range(101)]
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    ax.plot(grid, [1 / (1 - f) for f in grid], color="#9ca3af", label="1 / (1 − f)")
+    ax.plot(list(measured), list(measured.values()), "o", color="#dc2626",
+            label="measured: stored / corpus characters")
+    ax.set_xlabel("overlap fraction f")
+    ax.set_ylabel("index size (× corpus)")
+    if title:
+        ax.set_title(title)
+    ax.legend()
+    return _finish(fig, path)
+
+
+def plot_term_saturation(*, k1: float = 1.2, max_count: int = 10, path: str | Path | None = None):
+    """BM25's term weight against how often the term occurs in a chunk of average length.
+
+    The weight `tf·(k1 + 1) / (tf + k1)` rises fast, then flattens towards k1 + 1: the tenth
+    occurrence adds far less than the second (`bm25.BM25Encoder`, notebook 09).
+    """
+    import matplotlib.pyplot as plt
+
+    counts = range(max_count + 1)
+    fig, ax = plt.subplots(figsize=(6, 3))
+    ax.plot(counts, counts, "--", color="grey", label="raw count")
+    ax.plot(counts, [tf * (k1 + 1) / (tf + k1) for tf in counts], "o-", label=f"BM25 (k1 = {k1:g})")
+    ax.axhline(k1 + 1, color="crimson", linestyle=":", label="limit k1 + 1")
+    ax.set_xlabel("occurrences of the term in the chunk")
+    ax.set_ylabel("term weight")
+    ax.set_ylim(0, 1.8 * (k1 + 1))
+    ax.legend()
+    return _finish(fig, path)
+
+
+def plot_neighbour_similarity(
+    series: Mapping[str, Sequence[float]], *, marked: Sequence[int] = (), marked_label: str = "marked chunks",
+    title: str | None = None, path: str | Path | None = None,
+):
+    """Cosine similarity of each chunk to the one before it, one line per way of embedding.
+
+    Each series holds, at position i, the similarity of chunk i + 1 to chunk i. `marked` chunk
+    indices are dotted on the last series — say, chunks that open with a pronoun (notebook 10).
+    """
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 3))
+    for (label, values), colour in zip(series.items(), SERIES):
+        ax.plot(range(1, len(values) + 1), values, color=colour, label=label)
+    if marked and series:
+        last = list(series.values())[-1]
+        ax.scatter(marked, [last[i - 1] for i in marked], color="crimson", zorder=3, s=15, label=marked_label)
+    ax.set_xlabel("chunk index")
+    ax.set_ylabel("cosine similarity to previous chunk")
+    ax.set_ylim(0, 1)
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="lower right", fontsize=8)
+    return _finish(fig, path)
+
+
+def plot_metric_scatter(
+    rows: Sequence[Mapping], *, x: str, y: str = "recall", label_above: float | None = None,
+    xlabel: str | None = None, path: str | Path | None = None,
+):
+    """One point per configuration, `rows[x]` against `rows[y]` (columns of a comparison table).
+
+    Configurations whose x is above `label_above` are named (all of them when it is None), so
+    the outliers can be read off without crowding the rest.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.scatter([row[x] for row in rows], [row[y] for row in rows])
+    for row in rows:
+        if label_above is None or row[x] > label_above:
+            ax.annotate(row["config"], (row[x], row[y]), textcoords="offset points", xytext=(5, 3), fontsize=8)
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(y)
+    ax.grid(alpha=0.3)
     return _finish(fig, path)
 
 
@@ -179,6 +289,12 @@ def _finish(fig, path):
 
         plt.close(fig)
     return fig
+
+
+def _over(label: str, values: Sequence[int], limit: int | None) -> str:
+    if not limit:
+        return label
+    return f"{label or 'chunks'} ({sum(v > limit for v in values)} of {len(values)} over)"
 
 
 def _cell(value, column: str) -> str:

@@ -9,8 +9,12 @@ from chunking.display import (
     hits_table,
     plot_chunk_sizes,
     plot_distances,
+    plot_metric_scatter,
+    plot_neighbour_similarity,
+    plot_overlap_cost,
     plot_recall_vs_tokens,
     plot_size_histogram,
+    plot_term_saturation,
     show_chunks,
 )
 
@@ -71,3 +75,47 @@ def test_plots_are_written(tmp_path):
     plot_distances(ended, [(0, 1), (1, 2), (2, 3), (3, 4)], [0.2, 0.9, 0.3], threshold=0.8, path=tmp_path / "d.png")
     plot_size_histogram([10, 300, 120], path=tmp_path / "h.png")
     assert all((tmp_path / f"{n}.png").stat().st_size > 1000 for n in "rsdh")
+
+
+def test_size_histogram_compares_series_on_a_log_scale(tmp_path):
+    fig = plot_size_histogram({"short": [10, 20, 30], "long": [200, 300, 900]}, bins=range(0, 1000, 50), log=True,
+                              title="two series", path=tmp_path / "h.png")
+    assert (tmp_path / "h.png").stat().st_size > 1000
+    assert fig.axes[0].get_yscale() == "log"
+
+
+def test_size_histogram_legend_counts_chunks_over_the_limit(tmp_path):
+    fig = plot_size_histogram({"a": [10, 300], "b": [5]}, limit=256, limit_label="MiniLM window",
+                              path=tmp_path / "h.png")
+    assert (tmp_path / "h.png").stat().st_size > 1000
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["a (1 of 2 over)", "b (0 of 1 over)", "MiniLM window (256)"]
+
+
+def test_chunk_sizes_in_another_unit_without_a_window(tmp_path):
+    fig = plot_chunk_sizes({"a": [100, 900], "b": [50]}, tmp_path / "s.png", limit=None, unit="characters")
+    assert (tmp_path / "s.png").stat().st_size > 1000
+    assert fig.axes[0].get_xlabel() == "chunk size (characters)" and fig.axes[0].get_legend() is None
+
+
+def test_overlap_cost_is_written(tmp_path):
+    plot_overlap_cost({0.0: 1.0, 0.25: 1.3, 0.5: 1.9}, title="cost", path=tmp_path / "o.png")
+    assert (tmp_path / "o.png").stat().st_size > 1000
+
+
+def test_term_saturation_is_written(tmp_path):
+    plot_term_saturation(k1=1.5, max_count=5, path=tmp_path / "t.png")
+    assert (tmp_path / "t.png").stat().st_size > 1000
+
+
+def test_neighbour_similarity_marks_chunks(tmp_path):
+    fig = plot_neighbour_similarity({"naive": [0.2, 0.4, 0.3], "late": [0.7, 0.8, 0.75]}, marked=[2],
+                                    marked_label="pronoun", path=tmp_path / "n.png")
+    assert (tmp_path / "n.png").stat().st_size > 1000
+    assert fig.axes[0].collections[0].get_offsets().tolist() == [[2, 0.8]]  # chunk 2 against chunk 1
+
+
+def test_metric_scatter_names_only_points_past_the_cut(tmp_path):
+    fig = plot_metric_scatter(ROWS, x="retrieved_tokens", label_above=75, path=tmp_path / "m.png")
+    assert (tmp_path / "m.png").stat().st_size > 1000
+    assert [t.get_text() for t in fig.axes[0].texts] == ["a"]
