@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from chunking import fixed, markdown, recursive, store
+from chunking import fixed, markdown, recursive, semantic, store
 from chunking.packing import pack
 from chunking.segment import Span, shift, split_sentences
 from chunking.tokens import Length, Unit, check_text, resolve_sizes, resolve_unit
@@ -212,8 +212,9 @@ def _semantic_parents(
     text: str, length: Length, size: int, parent_threshold: float, child_threshold: float, embedder
 ) -> list[tuple[Span, list[Run]]]:
     """Sentences grouped at the relaxed threshold, capped at `size`; children groups at the strict one."""
-    sentences = split_sentences(text)
-    distance = _distances(text, sentences, embedder)
+    if embedder is not None and not callable(getattr(embedder, "embed", None)):
+        raise TypeError(f"embedder must be a chunking.embed.Embedder (wrap a callable in one), got {embedder!r:.60}")
+    sentences, distance = semantic.distances(text, embedder=embedder)  # each sentence embedded once
     split = lambda p: recursive.split(text, *p, length, size, 0, ("words",))  # noqa: E731
     planned = []
     for group in _groups(range(len(sentences)), distance, parent_threshold):
@@ -227,20 +228,6 @@ def _semantic_parents(
             runs = [([sentences[i] for i in g], None) for g in _groups(inside, distance, child_threshold)]
             planned.append(((start, end), runs or [([(start, end)], None)]))  # no whole sentence: part of one
     return planned
-
-
-def _distances(text: str, sentences: list[Span], embedder) -> np.ndarray:
-    """1 - cosine between each sentence and the next, every sentence embedded once."""
-    if len(sentences) < 2:
-        return np.zeros(0)
-    if embedder is None:
-        from chunking.embed import default_embedder
-
-        embedder = default_embedder()
-    if not callable(getattr(embedder, "embed", None)):
-        raise TypeError(f"embedder must be a chunking.embed.Embedder (wrap a callable in one), got {embedder!r:.60}")
-    vectors = np.asarray(embedder.embed([text[s:e] for s, e in sentences]), dtype=np.float32)
-    return 1.0 - np.einsum("ij,ij->i", vectors[:-1], vectors[1:])  # the embedder's vectors are unit length
 
 
 def _groups(indices, distance: np.ndarray, threshold: float) -> list[list[int]]:
