@@ -31,6 +31,7 @@ from collections.abc import Sequence
 
 from chunking import markdown
 from chunking.bm25 import tokenize
+from chunking.load import document_title
 from chunking.segment import split_sentences
 from chunking.tokens import Unit, check_text, count_tokens
 from chunking.types import Chunk, make_chunks
@@ -88,12 +89,6 @@ def chunk(
     spans = [(c.start, c.end) for c in pieces]
     return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id, metadata=metadata, context=contexts)
 
-
-def document_title(text: str) -> str:
-    """The first markdown heading, else the first non-empty line (as `chunking.load` titles a document)."""
-    from chunking.load import _first_heading, _first_line
-
-    return _first_heading(text) or _first_line(text)
 
 
 def heading_paths(text: str, chunks: Sequence[Chunk]) -> list[tuple[str, ...]]:

@@ -83,7 +83,7 @@ def load_document(path: str | os.PathLike, *, doc_id: str | None = None) -> Docu
     else:
         text = read_text(path)
     if kind != "text":
-        title = title or _first_heading(text)
+        title = title or document_title(text)
     title = title or _first_line(text) or doc_id
     return Document(doc_id=doc_id, text=text, title=title, path=path, kind=kind)
 
@@ -152,6 +152,11 @@ def _read_pdf(path: Path) -> tuple[str, str]:
     except PdfReadError as error:
         raise ValueError(f"file {str(path)!r} is not a readable PDF: {error}") from None
     return "\n\n".join(pages), str(title).strip()
+
+
+def document_title(text: str) -> str:
+    """A title for any text: its first markdown heading, else its first non-empty line (cut short)."""
+    return _first_heading(text) or _first_line(text)
 
 
 def _first_heading(text: str) -> str:
