@@ -19,17 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from chunking.counting import TokenCounter
 from chunking.segment import Span
-from chunking.tokens import (
-    Length,
-    Unit,
-    check_text,
-    count_tokens,
-    count_tokens_many,
-    resolve_sizes,
-    resolve_unit,
-    token_boundaries,
-)
+from chunking.tokens import Length, Unit, check_text, resolve_sizes, resolve_unit
 from chunking.types import Chunk, make_chunks
 
 STRATEGY = "fixed"
@@ -87,16 +79,13 @@ def _token_windows(
     text: str, start: int, end: int, size: int, overlap: int, word_safe: bool
 ) -> list[Span]:
     """Windows of `size` tokens: encode once, cut at token boundaries that are character boundaries."""
-    piece = text[start:end]
-    data = piece.encode("utf-8")
-    bounds, chars, aligned = token_boundaries(piece, data)
-    word_start = _word_starts(data, bounds) if word_safe else None
-    windows = _plan(len(bounds) - 1, size, overlap, aligned, word_start)
-    if any(n > size for n in count_tokens_many([piece[chars[i] : chars[j]] for i, j in windows])):
-        # Rare: a cut text can re-encode to more tokens than it had in context. Re-plan, checking each.
-        fits = lambda i, j: count_tokens(piece[chars[i] : chars[j]]) <= size  # noqa: E731
-        windows = _plan(len(bounds) - 1, size, overlap, aligned, word_start, fits)
-    return [(int(chars[i]) + start, int(chars[j]) + start) for i, j in windows]
+    counter = TokenCounter(text, start, end)
+    chars = counter.chars
+    # A cut text can re-encode to a token more than it had in context: check each window exactly.
+    fits = lambda i, j: counter.count(chars[i], chars[j]) <= size  # noqa: E731
+    word_start = _word_starts(text[start:end].encode("utf-8"), counter.bytes) if word_safe else None
+    windows = _plan(len(chars) - 1, size, overlap, counter.aligned, word_start, fits)
+    return [(int(chars[i]), int(chars[j])) for i, j in windows]
 
 
 def _plan(n, size, overlap, aligned, word_start, fits=None) -> list[tuple[int, int]]:

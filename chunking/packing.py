@@ -1,16 +1,17 @@
 """Greedy packing: merge consecutive pieces (sentences, paragraphs, blocks) into chunks.
 
-1. Estimate every piece's length at once: exact for characters (the span's extent) and
-   sentences (a count), from one encoding of the whole text for tokens, and by calling the
-   length function for any other unit.
-2. A piece estimated longer than `size` is cut by the caller's `split`, and its parts become
-   chunks of their own: packing never merges across the boundary of an oversize piece.
-3. Grow a chunk piece by piece while the estimated length fits.
-4. Measure the chunk's real text; while it is too long, give back its last piece (a single
-   piece that is still too long goes to `split`). So the bound holds on what each chunk
-   really is, not on an estimate.
+1. Measure every piece once: exact for characters (the span's extent), sentences (a count)
+   and tokens (each piece encoded alone, see `chunking.counting`); by calling the length
+   function for any other unit.
+2. A piece longer than `size` is cut by the caller's `split`, and its parts become chunks
+   of their own: packing never merges across the boundary of an oversize piece.
+3. Grow a chunk piece by piece while the pieces' lengths added up fit (an estimate: the
+   whitespace between pieces, and tokens that form across it, are not in it).
+4. Settle on the real length of the chunk's text: give back pieces while it is too long,
+   take more while the next piece still fits. So each chunk is the longest run of whole
+   pieces whose real text fits, and the bound holds on what each chunk really is.
 5. With `overlap`, the next chunk starts with the previous chunk's trailing pieces whose
-   length totals at most `overlap`; every chunk still adds at least one new piece.
+   real length totals at most `overlap`; every chunk still adds at least one new piece.
 
 It does not cut pieces itself and does not look at their content.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import accumulate
 
+from chunking.counting import PieceTokens
 from chunking.segment import Span
 from chunking.tokens import Length, count_tokens_in_spans
 
@@ -31,18 +33,15 @@ def pack(
     text: str, pieces: list[Span], length: Length, size: int, overlap: int, split: Splitter
 ) -> list[Span]:
     """Chunks of consecutive `pieces`, each at most `size` long in `length`'s unit."""
+    measure = Measure(text, pieces, length, size)
     chunks: list[Span] = []
-    run: list[Span] = []
-    run_sizes: list[int] = []
-    for piece, n in zip(pieces, estimate_lengths(text, pieces, length)):
-        if n <= size:
-            run.append(piece)
-            run_sizes.append(n)
-            continue
-        chunks += _pack_run(text, run, run_sizes, length, size, overlap, split)
-        chunks += split(piece)
-        run, run_sizes = [], []
-    return chunks + _pack_run(text, run, run_sizes, length, size, overlap, split)
+    run_start = 0  # the first piece of the current run of pieces that fit
+    for i, n in enumerate(measure.sizes):
+        if n > size:
+            chunks += _pack_run(measure, run_start, i, overlap, split)
+            chunks += split(pieces[i])
+            run_start = i + 1
+    return chunks + _pack_run(measure, run_start, len(pieces), overlap, split)
 
 
 def estimate_lengths(text: str, pieces: list[Span], length: Length) -> list[int]:
@@ -57,11 +56,17 @@ def estimate_lengths(text: str, pieces: list[Span], length: Length) -> list[int]
 
 
 class Measure:
-    """Lengths of runs of consecutive pieces: estimated in O(1), checked on the real text."""
+    """Lengths of runs of consecutive pieces: estimated in O(1), checked on the real text.
 
-    def __init__(self, text: str, pieces: list[Span], sizes: list[int], length: Length, size: int) -> None:
+    For tokens a `PieceTokens` does both: each piece is encoded once, and a run's exact count
+    comes from prefix sums plus the small strings where pieces meet (see `chunking.counting`).
+    """
+
+    def __init__(self, text: str, pieces: list[Span], length: Length, size: int) -> None:
         self.text, self.pieces, self.length, self.size = text, pieces, length, size
-        self.prefix = [0, *accumulate(sizes)]
+        self.tokens = PieceTokens(text, pieces) if length.name == "tokens" else None
+        self.sizes = self.tokens.sizes if self.tokens else estimate_lengths(text, pieces, length)
+        self.prefix = [0, *accumulate(self.sizes)]
 
     def estimate(self, i: int, j: int) -> int:
         """Estimated length of the chunk spanning pieces[i..j] (exact for characters, sentences)."""
@@ -69,38 +74,43 @@ class Measure:
             return self.pieces[j][1] - self.pieces[i][0]
         return self.prefix[j + 1] - self.prefix[i]
 
+    def exact(self, i: int, j: int) -> int:
+        """The real length of the text spanning pieces[i..j]."""
+        if self.length.name in EXACT:
+            return self.estimate(i, j)
+        if self.tokens:
+            return self.tokens.count(i, j)
+        return self.length(self.text[self.pieces[i][0] : self.pieces[j][1]])
+
     def fits(self, i: int, j: int) -> bool:
         """Does the real text spanning pieces[i..j] fit within the size?"""
-        if self.length.name in EXACT:
-            return self.estimate(i, j) <= self.size
-        return self.length(self.text[self.pieces[i][0] : self.pieces[j][1]]) <= self.size
+        return self.exact(i, j) <= self.size
 
 
-def _pack_run(
-    text: str, pieces: list[Span], sizes: list[int], length: Length, size: int, overlap: int, split: Splitter
-) -> list[Span]:
-    """Pack pieces estimated to fit; see the module docstring, steps 3 to 5."""
-    measure = Measure(text, pieces, sizes, length, size)
-    estimate, fits = measure.estimate, measure.fits
+def _pack_run(measure: Measure, begin: int, stop: int, overlap: int, split: Splitter) -> list[Span]:
+    """Pack pieces[begin:stop], each estimated to fit; see the module docstring, steps 3 to 5."""
+    estimate, fits, pieces, size = measure.estimate, measure.fits, measure.pieces, measure.size
     chunks: list[Span] = []
-    first, new = 0, 0  # the chunk's first piece; the first piece no chunk holds yet
-    while new < len(pieces):
+    first, new = begin, begin  # the chunk's first piece; the first piece no chunk holds yet
+    while new < stop:
         last = new
         while first < last and estimate(first, last) > size:
             first += 1
-        while last + 1 < len(pieces) and estimate(first, last + 1) <= size:
+        while last + 1 < stop and estimate(first, last + 1) <= size:
             last += 1
-        while not fits(first, last) and first < last:
+        while not fits(first, last) and first < last:  # the estimate was short: give back pieces
             if last > new:
                 last -= 1
             else:
                 first += 1
+        while last + 1 < stop and fits(first, last + 1):  # the estimate was long: take more
+            last += 1
         if first == last and not fits(first, last):
-            chunks += split(pieces[first])  # the estimate was a little short
+            chunks += split(pieces[first])
         else:
             chunks.append((pieces[first][0], pieces[last][1]))
         chunk_first, new = first, last + 1
         first = new
-        while overlap and first - 1 > chunk_first and estimate(first - 1, last) <= overlap:
+        while overlap and first - 1 > chunk_first and measure.exact(first - 1, last) <= overlap:
             first -= 1
     return chunks

@@ -66,7 +66,7 @@ def slide(
     text: str, pieces: list[Span], length: Length, size: int, fraction: float, split: Splitter
 ) -> list[Span]:
     """Windows over `pieces`, each advancing by the non-overlapping share of the last one."""
-    measure = Measure(text, pieces, estimate_lengths(text, pieces, length), length, size)
+    measure = Measure(text, pieces, length, size)
     estimate, fits = measure.estimate, measure.fits
     spans: list[Span] = []
     first = 0
@@ -76,6 +76,8 @@ def slide(
             last += 1
         while last > first and not fits(first, last):
             last -= 1
+        while last + 1 < len(pieces) and fits(first, last + 1):
+            last += 1
         if first == last and not fits(first, last):
             spans += split(pieces[first])  # the estimate was a little short
         else:

@@ -105,7 +105,7 @@ def count_tokens_in_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[i
 
     A span gets the tokens of `text` that end inside it, so a chunk made of neighbouring spans
     is estimated at about the tokens it covers in context. Cut out alone, a span can re-encode
-    to a token more or less: use this to plan, and `count_tokens` to verify.
+    to a token more or less: use this to plan, and `count_tokens` (or `chunking.counting`) to verify.
     """
     if not spans:
         return []
