@@ -48,13 +48,13 @@ SENTENCE_OPENERS = frozenset(
 # Words that rarely end a heading-like line (so "the editors of\nThe Review" is one sentence).
 FUNCTION_WORDS = frozenset("a an the of to in on at by for and or but with from as is are was".split())
 _CANDIDATE = re.compile(
-    r"""(?P<cjk>[。！？]+[」』）"'”’]*)"""
+    r"""(?=[。！？.!?‽…\r\n])"""  # every candidate starts with one of these: skip other characters fast
+    r"""(?:(?P<cjk>[。！？]+[」』）"'”’]*)"""
     r"""|(?P<end>(?:[.!?‽]+|…+)[)\]"'”’»]*)(?=\s|$)"""
     rf"""|(?P<blank>{NEWLINE}(?:[ \t\f\v]*{NEWLINE})+)"""
     rf"""|(?P<item>{NEWLINE})(?=[ \t]*(?:[-*+•]|\d{{1,3}}[.)]|[A-Za-z][.)]|\#{{1,6}})[ \t])"""
-    rf"""|(?P<line>{NEWLINE})(?=[ \t]*[A-Z0-9])"""
+    rf"""|(?P<line>{NEWLINE})(?=[ \t]*[A-Z0-9]))"""
 )
-_WORD_BEFORE = re.compile(r"(\S+)$")
 _INITIALISM = re.compile(r"(?:[A-Za-z]\.){2,}$")
 _LIST_NUMBER = re.compile(r"(?:^|\n|\r)[ \t]*\d{1,3}\.$")
 _TITLE_MAX_WORDS = 10
@@ -130,10 +130,7 @@ def _ends_sentence(text: str, start: int, end: int) -> bool:
         return False  # a lowercase word continues the sentence; "eBay" or "iPhone" may start one
     if text[start] != "." or end - start > 1 and text[start + 1] == ".":
         return True  # "!", "?", a closing quote after the dot, or an ellipsis
-    word = _WORD_BEFORE.search(text, max(0, start - 40), start + 1)
-    if word is None:
-        return True
-    token = word.group(1).lstrip("([\"'“‘")
+    token = text[max(0, start - 40) : start + 1].rsplit(None, 1)[-1].lstrip("([\"'“‘")
     bare = token[:-1].lower()
     if bare in NO_BREAK_AFTER:
         return False
