@@ -53,20 +53,51 @@ class TokenCounter:
         return int(np.searchsorted(self.chars, offset, side="right")) - 1
 
 
+class TokenMemo:
+    """Token counts and piece summaries memoised by content, for the length of one chunking call.
+
+    `resolve_unit("tokens")` makes a fresh one, so nothing carries over between calls.
+    """
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.pieces: dict[str, tuple[int, int, int, tuple[int, int] | None]] = {}
+
+    def count(self, text: str) -> int:
+        """`count_tokens(text)`, encoded once per distinct text."""
+        n = self.counts.get(text)
+        if n is None:
+            n = self.counts[text] = count_tokens(text)
+        return n
+
+    def piece(self, text: str) -> tuple[int, int, int, tuple[int, int] | None]:
+        """(tokens, tokens before the first seam, tokens after the last seam, the two seams or None)."""
+        summary = self.pieces.get(text)
+        if summary is None:
+            n, first = self.count(text), first_seam(text, 0, len(text))
+            if first is None:
+                summary = (n, n, 0, None)
+            else:
+                last = last_seam(text, first, len(text))
+                summary = (n, self.count(text[:first]), self.count(text[last:]), (first, last))
+            self.pieces[text] = summary
+        return summary
+
+
 class PieceTokens:
     """Counts of runs of consecutive `pieces` of `text`: `sizes[k]` alone, `count(i, j)` exact."""
 
-    def __init__(self, text: str, pieces: Sequence[Span]) -> None:
+    def __init__(self, text: str, pieces: Sequence[Span], memo: TokenMemo | None = None) -> None:
         self.text, self.pieces = text, pieces
-        self._memo: dict[str, int] = {}
-        self.sizes = [self.encoded(text[s:e]) for s, e in pieces]
-        self.seams = [_seams(text, s, e) for s, e in pieces]
-        self.heads, self.tails, middles = [], [], []
-        for (s, e), n, seam in zip(pieces, self.sizes, self.seams):
-            head, tail = (self.encoded(text[s : seam[0]]), self.encoded(text[seam[1] : e])) if seam else (n, 0)
+        self.memo = memo or TokenMemo()
+        self.sizes, self.heads, self.tails, self.seams, middles = [], [], [], [], []
+        for s, e in pieces:
+            n, head, tail, seams = self.memo.piece(text[s:e])
+            self.sizes.append(n)
             self.heads.append(head)
             self.tails.append(tail)
-            middles.append(n - head - tail if seam else 0)
+            self.seams.append(seams and (s + seams[0], s + seams[1]))
+            middles.append(n - head - tail)
         self._prefix_middles(middles)
 
     def estimate(self, i: int, j: int) -> int:
@@ -77,19 +108,13 @@ class PieceTokens:
         """Exactly `count_tokens(text[pieces[i][0]:pieces[j][1]])`."""
         a, b = self._next_seamed[i], self._last_seamed[j]
         start, end = self.pieces[i][0], self.pieces[j][1]
+        encoded = self.memo.count
         if a > j:  # no seam in the run
-            return self.encoded(self.text[start:end])
-        head = self.heads[i] if a == i else self.encoded(self.text[start : self.seams[a][0]])
-        tail = self.tails[j] if b == j else self.encoded(self.text[self.seams[b][1] : end])
+            return encoded(self.text[start:end])
+        head = self.heads[i] if a == i else encoded(self.text[start : self.seams[a][0]])
+        tail = self.tails[j] if b == j else encoded(self.text[self.seams[b][1] : end])
         middle = self._middles_through[b] - self._middles_through[a] + self._middles[a]
         return head + middle + tail
-
-    def encoded(self, text: str) -> int:
-        """`count_tokens(text)`, memoised by content."""
-        n = self._memo.get(text)
-        if n is None:
-            n = self._memo[text] = count_tokens(text)
-        return n
 
     def _prefix_middles(self, middles: list[int]) -> None:
         """Running totals of middles and junctions over the pieces that have seams."""
@@ -102,7 +127,7 @@ class PieceTokens:
         for k, seam in enumerate(self.seams):
             if seam:
                 if previous is not None:
-                    total += self.encoded(self.text[self.seams[previous][1] : seam[0]])
+                    total += self.memo.count(self.text[self.seams[previous][1] : seam[0]])
                 total += middles[k]
                 previous = k
             self._middles_through[k] = total
@@ -134,8 +159,3 @@ def last_seam(text: str, first: int, end: int) -> int:
         if text[at + 1].isalpha():
             return at
     return first
-
-
-def _seams(text: str, start: int, end: int) -> tuple[int, int] | None:
-    first = first_seam(text, start, end)
-    return None if first is None else (first, last_seam(text, first, end))

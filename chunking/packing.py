@@ -64,7 +64,7 @@ class Measure:
 
     def __init__(self, text: str, pieces: list[Span], length: Length, size: int) -> None:
         self.text, self.pieces, self.length, self.size = text, pieces, length, size
-        self.tokens = PieceTokens(text, pieces) if length.name == "tokens" else None
+        self.tokens = PieceTokens(text, pieces, length.memo) if length.name == "tokens" else None
         self.sizes = self.tokens.sizes if self.tokens else estimate_lengths(text, pieces, length)
         self.prefix = [0, *accumulate(self.sizes)]
 

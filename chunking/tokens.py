@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
 import numpy as np
@@ -33,11 +33,16 @@ Unit = Union[str, Callable[[str], int]]  # noqa: UP007 (a runtime alias on 3.10)
 
 @dataclass(frozen=True)
 class Length:
-    """A named length function; `many` measures a batch (tokens use tiktoken's threads)."""
+    """A named length function; `many` measures a batch (tokens use tiktoken's threads).
+
+    For tokens, `memo` (a `chunking.counting.TokenMemo`) remembers every count made through
+    this `Length`: each chunking call resolves its own, so repeated text is encoded once per call.
+    """
 
     name: str
     fn: Callable[[str], int]
     batch: Callable[[list[str]], list[int]] | None = None
+    memo: object | None = field(default=None, compare=False, repr=False)
 
     def __call__(self, text: str) -> int:
         return self.fn(text)
@@ -124,7 +129,10 @@ def resolve_unit(unit: Unit, *, sentences: bool = False) -> Length:
         name = getattr(unit, "__name__", type(unit).__name__)
         return Length(f"callable:{name}", unit)
     if unit == "tokens":
-        return Length("tokens", count_tokens, count_tokens_many)
+        from chunking.counting import TokenMemo  # counting builds on this module
+
+        memo = TokenMemo()
+        return Length("tokens", memo.count, count_tokens_many, memo)
     if unit == "characters":
         return Length("characters", len)
     if unit == "sentences" and sentences:
