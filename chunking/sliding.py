@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 
 from chunking import fixed, recursive, sentence
-from chunking.packing import Measure, Splitter, estimate_lengths
+from chunking.packing import Measure, Splitter
 from chunking.segment import Span, split_sentences
 from chunking.tokens import Length, Unit, check_text, resolve_sizes, resolve_unit
 from chunking.types import Chunk, make_chunks
@@ -56,7 +56,7 @@ def chunk(
     length = resolve_unit(unit, sentences=True)
     split = functools.partial(_split, text, length, size)
     pieces = []
-    for piece, n in zip(sentences := split_sentences(text), estimate_lengths(text, sentences, length)):
+    for piece, n in zip(sentences := split_sentences(text), Measure(text, sentences, length, size).sizes):
         pieces += [piece] if n <= size else split(piece)
     spans = slide(text, pieces, length, size, chunk_overlap, split)
     return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)
