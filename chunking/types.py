@@ -25,6 +25,7 @@ from typing import Any
 
 NAMESPACE = uuid.UUID("6b1f2c1e-9a0e-5d2e-8a43-63686b6e6b73")  # fixed: ids must never change
 PREVIEW_CHARS = 40
+NO_METADATA: Mapping[str, Any] = MappingProxyType({})  # shared by every chunk without metadata
 
 Span = tuple[int, int]
 
@@ -44,7 +45,8 @@ class Chunk:
 
     def __post_init__(self) -> None:
         # Freeze the metadata too, so a chunk can be shared without being changed.
-        object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
+        frozen = MappingProxyType(dict(self.metadata)) if self.metadata else NO_METADATA
+        object.__setattr__(self, "metadata", frozen)
 
     @property
     def embed_text(self) -> str:
