@@ -1,66 +1,195 @@
-"""Command line: `python -m chunking chunk | evaluate | demo`.
+"""Command line: `chunking chunk | index | search | evaluate | demo` (the same as `python -m chunking`).
 
-`chunk` prints each chunk of each file as JSON lines (offsets, text, metadata) or a table.
-`evaluate` compares chunking configurations on a corpus folder and a questions file: chunk,
-embed, index into Qdrant, retrieve, score; prints the table and writes CSVs and plots.
-`demo` is `evaluate` on the bundled corpus and questions with the default configurations.
-Exit codes: 0 success, 2 bad usage, 1 runtime error (one line on stderr).
+- `chunk` prints the chunks of files (or of every supported file directly in a folder) as JSON lines
+  or a table.
+- `index` loads, chunks, embeds (all-MiniLM-L6-v2, offline, cached on disk) and upserts the chunks
+  into a Qdrant collection. Point ids are uuid5s of (document, strategy, offsets), so a re-run writes
+  the same points; chunks that a re-indexed document no longer has are deleted after the new ones are
+  written. An interrupted run is completed by running it again.
+- `search` embeds a question and prints the best chunks of a collection.
+- `evaluate` compares configurations on a corpus folder and a questions file (chunk, embed, index,
+  retrieve, score; writes CSVs and plots); `demo` is `evaluate` on the bundled corpus and questions.
+
+For `index` and `search` the store is `--url`, else `--path`, else `$QDRANT_URL`, else the folder
+`.qdrant` in the working directory: a flag wins over the environment. `evaluate` and `demo` keep
+their collections in memory unless `--store DIR` or `$QDRANT_URL` says otherwise. The API key is
+read from `$QDRANT_API_KEY` only.
+Exit codes: 0 success, 2 bad usage, 1 runtime error, 130 interrupted; one line on stderr, no traceback.
+Progress bars go to stderr only when it is a terminal; the library itself never prints.
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
+import os
+import re
 import sys
+import unicodedata
+import warnings
 from pathlib import Path
 
 from chunking import STRATEGIES, chunk
-from chunking.tokens import count_tokens_many
+from chunking.tokens import UNITS, count_tokens_many, resolve_sizes
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT / "data" / "corpus"
 DEFAULT_QUESTIONS = ROOT / "data" / "eval" / "questions.jsonl"
-EXAMPLES = """examples:
-  python -m chunking chunk notes.md --strategy markdown --chunk-size 200
-  python -m chunking chunk a.txt b.txt --strategy fixed --chunk-overlap 0.25 --format table
-  python -m chunking evaluate --corpus data/corpus --questions data/eval/questions.jsonl \\
-      --strategies fixed,recursive --chunk-size 200 --k 5 --out out/eval
-  python -m chunking evaluate --corpus docs/ --questions q.jsonl --config configs.json
-  python -m chunking demo
+DEFAULT_STORE = Path(".qdrant")
+DEFAULT_COLLECTION = "chunks"
+EMBED_BATCH = 256  # chunks per progress step (the embedder batches again inside it)
+PREVIEW_CHARS = 70
+# Shown escaped in tables: control characters (ANSI escapes could drive the terminal) and bidi
+# overrides (they reorder what is shown). JSON output escapes C0 controls by itself.
+UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+OVERVIEW = """examples:
+  chunking chunk notes.md --strategy markdown --format table
+  chunking index docs/ --chunk-size 200
+  chunking search "How often are backups taken?"
+  chunking evaluate --corpus docs/ --questions q.jsonl --strategies fixed,recursive
+  chunking demo
+
+`chunking` and `python -m chunking` are the same command; `chunking COMMAND --help` shows its
+options and more examples. Exit codes: 0 success, 1 runtime error, 2 bad usage, 130 interrupted.
 """
+EXAMPLES = {
+    "chunk": """examples:
+  chunking chunk notes.md --strategy markdown --chunk-size 200
+  chunking chunk docs/ --strategy sentence --format table
+  chunking chunk a.txt b.txt --strategy fixed --unit characters --chunk-size 1000 --chunk-overlap 0.25
+""",
+    "index": """examples:
+  chunking index data/corpus                              # into ./.qdrant, collection "chunks"
+  chunking index docs/ notes.md --strategy markdown --collection notes
+  chunking index docs/ --chunk-size 300 --recreate          # drop the collection and index anew
+  chunking index docs/ --url http://localhost:6333          # a Qdrant server; key from $QDRANT_API_KEY
+
+Re-running adds no duplicates: point ids come from (document, strategy, offsets), and the old
+chunks of each re-indexed document are removed. Documents are identified by file name.
+""",
+    "search": """examples:
+  chunking search "How often are backups taken?"
+  chunking search "Which port does the daemon use?" --collection notes --k 3 --format jsonl
+  chunking search "refund policy" --path /data/qdrant
+""",
+    "evaluate": """examples:
+  chunking evaluate --corpus data/corpus --questions data/eval/questions.jsonl \\
+      --strategies fixed,recursive --chunk-size 200 --k 5 --out out/eval
+  chunking evaluate --corpus docs/ --questions q.jsonl --config configs.json
+""",
+    "demo": """examples:
+  chunking demo
+  chunking demo --snapshot docs/results     # also write the timing-free CSVs the docs show
+""",
+}
+
+
+class Failure(Exception):
+    """A runtime error the command line reports in one line (exit 1)."""
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; return its exit code (argparse itself exits with 2 on bad usage)."""
     parser = _parser()
     args = parser.parse_args(argv)
+    if hasattr(args, "chunk_size"):
+        try:
+            resolve_sizes(args.chunk_size, args.chunk_overlap)
+        except (TypeError, ValueError) as error:
+            message = str(error).replace("chunk_size", "--chunk-size").replace("chunk_overlap", "--chunk-overlap")
+            args.parser.error(message)
     try:
-        return args.run(args)
-    except (OSError, UnicodeDecodeError, ValueError, TypeError) as error:
-        print(f"chunking: error: {error}", file=sys.stderr)
+        code = args.run(args)
+        sys.stdout.flush()
+        return code
+    except KeyboardInterrupt:
+        print(f"chunking: interrupted{getattr(args, 'resume', '')}", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, like other tools
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except (Failure, OSError, ValueError, TypeError, RuntimeError) as error:  # UnicodeError is a ValueError
+        _error(error)
+        return 1
+    except Exception as error:
+        if not type(error).__module__.startswith(("qdrant_client", "httpx", "grpc")):
+            raise
+        _error(f"Qdrant: {type(error).__name__}: {error}")
         return 1
 
 
 def run_chunk(args: argparse.Namespace) -> int:
-    from chunking.load import load_document
-
+    """Print every chunk of every document, as JSON lines or a table."""
     options = _options(args)
-    for path in args.files:
-        text = load_document(path).text
-        for c in chunk(text, args.strategy, doc_id=path.name, **options):
+    for document in _documents(args.paths):
+        for c in chunk(document.text, args.strategy, doc_id=document.doc_id, **options):
             if args.format == "jsonl":
-                row = {"doc": path.name, "index": c.index, "start": c.start, "end": c.end, "text": c.text}
-                if c.context:
-                    row["context"] = c.context
-                row.update({k: list(v) if isinstance(v, tuple) else v for k, v in c.metadata.items()})
-                print(json.dumps(row, ensure_ascii=False))
+                print(json.dumps(_row(c), ensure_ascii=False))
             else:
-                preview = c.text[:60].replace("\n", "⏎")
-                print(f"{path.name}\t{c.index}\t{c.start}\t{c.end}\t{preview}")
+                print(f"{_printable(c.doc_id)}\t{c.index}\t{c.start}\t{c.end}\t{_preview(c.text)}")
+    return 0
+
+
+def run_index(args: argparse.Namespace) -> int:
+    """Chunk, embed and upsert the documents; write only what changed, remove their stale chunks."""
+    from chunking import store
+
+    documents = _documents(args.paths)
+    client, where = _connect(args.url, args.path, DEFAULT_STORE)
+    try:
+        embedder = _embedder()
+        options = _options(args)
+        if "embedder" in inspect.signature(STRATEGIES[args.strategy]).parameters:
+            options["embedder"] = embedder  # model-based strategies share the index's embedder
+        chunks = [c for d in documents for c in chunk(d.text, args.strategy, doc_id=d.doc_id, **options)]
+        vectors = _embed(embedder, chunks)
+        try:
+            store.ensure_collection(client, args.collection, vectors.shape[1], recreate=args.recreate)
+        except ValueError as error:
+            raise Failure(f"{str(error).replace('recreate=True', '--recreate')} (at {where})") from None
+        fresh = store.changed(client, args.collection, chunks)  # local Qdrant writes each point to disk alone
+        store.index(client, args.collection, [chunks[i] for i in fresh], vectors[fresh])
+        stale = store.remove_stale(client, args.collection, [d.doc_id for d in documents], {c.id for c in chunks})
+        points = client.count(args.collection, exact=True).count
+    finally:
+        client.close()
+    print(f"indexed {_count(len(documents), 'document')} as {_count(len(chunks), 'chunk')} ({args.strategy}, "
+          f"{args.chunk_size} {args.unit}, overlap {args.chunk_overlap}) into collection {args.collection!r} at "
+          f"{where}: {len(fresh)} written, {stale} stale removed, {points} in the collection")
+    return 0
+
+
+def run_search(args: argparse.Namespace) -> int:
+    """Print the `k` chunks closest to the query, best first."""
+    from chunking import store
+
+    client, where = _connect(args.url, args.path, DEFAULT_STORE, create=False)
+    try:
+        try:
+            size = store.dense_size(client, args.collection)  # before loading the model: fail fast
+        except ValueError as error:
+            raise Failure(f"{error} (at {where}; make one with `chunking index`)") from None
+        vector = _embedder().embed_query(args.query)
+        if len(vector) != size:
+            raise Failure(f"collection {args.collection!r} at {where} holds vectors of size {size}, but the "
+                          f"query's has {len(vector)}: it was indexed with another model")
+        hits = store.search(client, args.collection, vector, k=args.k)
+    finally:
+        client.close()
+    if args.format == "jsonl":
+        for rank, hit in enumerate(hits, 1):
+            print(json.dumps({"rank": rank, "score": hit.score, **_row(hit.chunk)}, ensure_ascii=False))
+        return 0
+    rows = [[str(rank), f"{hit.score:.3f}", _printable(hit.chunk.doc_id), str(hit.chunk.start),
+             str(hit.chunk.end), _preview(hit.chunk.text)] for rank, hit in enumerate(hits, 1)]
+    print(_table(["rank", "score", "doc", "start", "end", "text"], rows))
     return 0
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
-    from chunking import compare, display, store
+    """Compare configurations on a corpus and questions; print the table, write CSVs and plots."""
+    from chunking import compare, display
     from chunking.embed import Embedder
     from chunking.evaluate import load_questions, verify_questions
     from chunking.load import load_corpus
@@ -70,15 +199,20 @@ def run_evaluate(args: argparse.Namespace) -> int:
     verify_questions(questions, documents)
     configs = _configs(args)
     args.out.mkdir(parents=True, exist_ok=True)
-    client = store.connect(args.store or args.out / "qdrant")
-    bar = _progress(len(configs))
+    # In memory unless asked: local Qdrant commits each point to disk alone (~15 ms a point here),
+    # which made the warm demo spend most of its minute writing collections it never reopens.
+    client, _ = _connect(None, args.store, None)
     print(f"{len(documents)} documents, {sum(map(len, documents.values())):,} characters, "
           f"{len(questions)} questions, {len(configs)} configurations, top k={args.k}", flush=True)
-    result = compare.run(
-        documents, questions, configs, embedder=Embedder(cache=not args.no_cache), client=client,
-        corpus=args.corpus.resolve().name, k=args.k, budget=args.budget, progress=bar,
-    )
-    client.close()
+    try:
+        with _progress(len(configs), "config") as bar:
+            result = compare.run(
+                documents, questions, configs, embedder=Embedder(cache=not args.no_cache), client=client,
+                corpus=args.corpus.resolve().name, k=args.k, budget=args.budget, progress=_steps(bar),
+            )
+            bar.update(bar.total - bar.n)  # the last configuration is done too
+    finally:
+        client.close()
     print("\n" + display.format_table(result.rows))
     _write_csv(args.out / "results.csv", result.rows)
     _write_csv(args.out / "per_question.csv", result.per_question)
@@ -93,6 +227,141 @@ def run_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_demo(args: argparse.Namespace) -> int:
+    """`evaluate` on the bundled corpus and questions with the default configurations."""
+    args.corpus, args.questions, args.config, args.strategies = DEFAULT_CORPUS, DEFAULT_QUESTIONS, None, None
+    return run_evaluate(args)
+
+
+def _documents(paths: list[Path]) -> list:
+    """Each file, and each supported file directly in each folder; one file name, one document."""
+    from chunking.load import load_corpus, load_document
+
+    documents: dict = {}
+    for path in paths:
+        if not path.exists():
+            raise Failure(f"{str(path)!r} does not exist")
+        for document in load_corpus(path) if path.is_dir() else [load_document(path)]:
+            known = documents.setdefault(document.doc_id, document)
+            if known.path.resolve() != document.path.resolve():
+                raise Failure(f"two documents are named {document.doc_id!r} ({str(known.path)!r} and "
+                              f"{str(document.path)!r}); document ids are file names, so rename one")
+    return list(documents.values())
+
+
+def _connect(url: str | None, path: Path | None, default: Path | None, *, create: bool = True):
+    """(client, where): `url`, else `path`, else $QDRANT_URL, else the folder `default` (None: in memory)."""
+    from chunking import store
+
+    url = url or (None if path else os.environ.get(store.URL_ENV))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if url:
+            client, where = store.connect(url=url), url
+        elif path is None and default is None:
+            client, where = store.connect(":memory:", use_env=False), "memory"
+        else:
+            folder = (path or default).resolve()
+            _check_store_folder(folder, create)
+            client, where = store.connect(folder, use_env=False), str(folder)  # a folder flag beats $QDRANT_URL
+    for warning in caught:  # e.g. a client/server version mismatch: one line each, not a stack
+        print(f"chunking: warning: {_one_line(warning.message)}", file=sys.stderr)
+    return client, where
+
+
+def _check_store_folder(folder: Path, create: bool) -> None:
+    """Refuse to turn an unrelated folder into a store, or to create one just to search it."""
+    if folder.exists() and not folder.is_dir():
+        raise Failure(f"the Qdrant store {str(folder)!r} is a file, not a folder")
+    if not folder.exists() and not create:
+        raise Failure(f"no Qdrant store at {str(folder)!r}; run `chunking index` first, or pass --path or --url")
+    if folder.is_dir() and any(folder.iterdir()) and not (folder / "meta.json").exists():
+        raise Failure(f"{str(folder)!r} is not a Qdrant folder (no meta.json); pass a new or empty folder")
+
+
+def _embedder():
+    from chunking.embed import default_embedder
+
+    return default_embedder()
+
+
+def _embed(embedder, chunks: list):
+    """Every chunk's vector (of its `embed_text`), batch by batch under a progress bar."""
+    import numpy as np
+
+    texts = [c.embed_text for c in chunks]
+    parts = []
+    with _progress(len(texts), "chunk") as bar:
+        for lo in range(0, len(texts), EMBED_BATCH):
+            parts.append(embedder.embed(texts[lo : lo + EMBED_BATCH]))
+            bar.update(len(parts[-1]))
+    return np.concatenate(parts) if parts else np.zeros((0, embedder.dim), dtype=np.float32)
+
+
+def _progress(total: int, unit: str):
+    """A progress bar on stderr when it is a terminal; a silent stand-in otherwise."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=unit, file=sys.stderr, disable=not sys.stderr.isatty(), dynamic_ncols=True)
+
+
+def _steps(bar):
+    """A `progress(name)` callback: each call finishes the step before and names the next."""
+    started = []
+
+    def step(name: str) -> None:
+        if started:
+            bar.update(1)
+        started.append(name)
+        bar.set_description(name)
+
+    return step
+
+
+def _row(c) -> dict:
+    """A chunk as one JSON object: document, offsets, text, context, metadata."""
+    row = {"doc": c.doc_id, "index": c.index, "start": c.start, "end": c.end, "text": c.text}
+    if c.context:
+        row["context"] = c.context
+    row.update({k: list(v) if isinstance(v, tuple) else v for k, v in c.metadata.items()})
+    return row
+
+
+def _preview(text: str, limit: int = PREVIEW_CHARS) -> str:
+    text = text.replace("\n", "⏎").replace("\t", " ")
+    return _printable(text[:limit] + ("…" if len(text) > limit else ""))
+
+
+def _printable(text: str) -> str:
+    return UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}" if ord(m.group()) > 0xff
+                           else f"\\x{ord(m.group()):02x}", text)
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    """Left-aligned columns; the last one is not padded."""
+    widths = [max(_width(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
+    return "\n".join("  ".join([*(v + " " * (w - _width(v)) for v, w in zip(r, widths)), r[-1]])
+                     for r in [header, *rows])
+
+
+def _width(text: str) -> int:
+    """Terminal columns: wide (CJK) characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _one_line(message: object) -> str:
+    return re.sub(r"\s*\n\s*", " ", str(message)).strip()[:500]
+
+
+def _error(error: object) -> None:
+    message = _one_line(error) or type(error).__name__
+    print(f"chunking: error: {message}", file=sys.stderr)
+
+
 def _write_snapshot(folder: Path, result) -> None:
     """The results without timings (which change every run), for committing beside the docs."""
     from chunking import compare
@@ -103,11 +372,6 @@ def _write_snapshot(folder: Path, result) -> None:
     _write_csv(folder / "per_document.csv", compare.per_document(result.per_question))
     _write_csv(folder / "per_question.csv", result.per_question)
     print(f"wrote a timing-free snapshot to {folder}/")
-
-
-def run_demo(args: argparse.Namespace) -> int:
-    args.corpus, args.questions, args.config, args.strategies = DEFAULT_CORPUS, DEFAULT_QUESTIONS, None, None
-    return run_evaluate(args)
 
 
 def _configs(args: argparse.Namespace) -> list:
@@ -147,58 +411,118 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
         writer.writerows(rows)
 
 
-def _progress(total: int):
-    """A progress bar on a terminal, nothing otherwise."""
-    if not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
-
-    bar = tqdm(total=total, unit="config", file=sys.stderr)
-    return lambda name: (bar.set_description(name), bar.update(1))
-
-
 def _options(args: argparse.Namespace) -> dict:
-    overlap = float(args.chunk_overlap) if "." in args.chunk_overlap else int(args.chunk_overlap)
-    return {"chunk_size": args.chunk_size, "chunk_overlap": overlap}
+    options = {"chunk_size": args.chunk_size, "chunk_overlap": args.chunk_overlap}
+    if getattr(args, "unit", "tokens") != "tokens":  # evaluate's collection names hash these options
+        options["unit"] = args.unit
+    return options
+
+
+def _positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value!r}") from None
+    if number <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value!r}")
+    return number
+
+
+def _overlap(value: str) -> int | float:
+    """An int in the unit, or a fraction of the chunk size written with a point (0.25)."""
+    try:
+        return float(value) if "." in value else int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number or a fraction like 0.25, got {value!r}") from None
+
+
+def _url(value: str) -> str:
+    if not value.startswith(("http://", "https://")):
+        raise argparse.ArgumentTypeError(f"must start with http:// or https://, got {value!r}")
+    return value
+
+
+def _query(value: str) -> str:
+    if not value.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="chunking", description="Chunk text for retrieval, with exact offsets.",
-        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=OVERVIEW,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
-    def sizes(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--chunk-size", type=int, default=200, help="size bound in tokens (default 200)")
-        p.add_argument("--chunk-overlap", default="0", help="overlap: tokens, or a fraction like 0.25")
+    def command(name: str, summary: str, run) -> argparse.ArgumentParser:
+        p = commands.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".",
+                                epilog=EXAMPLES[name], formatter_class=argparse.RawDescriptionHelpFormatter)
+        p.set_defaults(run=run, parser=p)  # the command's own usage line on a bad option value
+        return p
 
-    c = commands.add_parser("chunk", help="chunk files and print the chunks")
-    c.add_argument("files", nargs="+", type=Path, metavar="FILE")
-    c.add_argument("--strategy", choices=sorted(STRATEGIES), default="recursive")
-    c.add_argument("--format", choices=("jsonl", "table"), default="jsonl")
-    sizes(c)
-    c.set_defaults(run=run_chunk)
+    def sizes(p: argparse.ArgumentParser, unit: bool = False) -> None:
+        p.add_argument("--chunk-size", type=_positive_int, default=200, help="size bound in the unit (default 200)")
+        p.add_argument("--chunk-overlap", type=_overlap, default=0,
+                       help="overlap: a number in the unit, or a fraction like 0.25 (default 0)")
+        if unit:
+            p.add_argument("--unit", choices=UNITS, default="tokens",
+                           help="length unit: cl100k tokens (default), characters, or sentences (sentence, "
+                                "sliding)")
+
+    def inputs(p: argparse.ArgumentParser) -> None:
+        p.add_argument("paths", nargs="+", type=Path, metavar="FILE_OR_DIR",
+                       help=".txt .md .html .pdf files, or folders of them (not their subfolders)")
+        p.add_argument("--strategy", choices=sorted(STRATEGIES), default="recursive",
+                       help="chunking strategy (default recursive)")
+        sizes(p, unit=True)
+
+    def location(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--collection", default=DEFAULT_COLLECTION,
+                       help=f"collection name (default {DEFAULT_COLLECTION!r})")
+        where = p.add_mutually_exclusive_group()
+        where.add_argument("--path", type=Path, help=f"local Qdrant folder (default ./{DEFAULT_STORE}, "
+                                                     "unless $QDRANT_URL is set)")
+        where.add_argument("--url", type=_url, help="Qdrant server URL (default $QDRANT_URL); the API key is "
+                                                    "read from $QDRANT_API_KEY")
+
+    c = command("chunk", "chunk files and print the chunks", run_chunk)
+    inputs(c)
+    c.add_argument("--format", choices=("jsonl", "table"), default="jsonl",
+                   help="JSON lines with offsets and metadata (default), or doc/index/start/end/preview")
+
+    i = command("index", "chunk, embed and store files in a Qdrant collection", run_index)
+    inputs(i)
+    location(i)
+    i.add_argument("--recreate", action="store_true",
+                   help="delete the collection first (needed when it holds other vectors)")
+    i.set_defaults(resume="; run the same command again to finish (nothing is duplicated)")
+
+    s = command("search", "print the chunks of a collection closest to a question", run_search)
+    s.add_argument("query", type=_query, metavar="QUERY", help="the question, in your own words")
+    s.add_argument("--k", type=_positive_int, default=5, help="chunks to print (default 5)")
+    s.add_argument("--format", choices=("table", "jsonl"), default="table",
+                   help="rank, score, doc, offsets and a preview (default), or JSON lines with the full text")
+    location(s)
 
     def evaluation(p: argparse.ArgumentParser, out: str) -> None:
-        p.add_argument("--k", type=int, default=5, help="chunks retrieved per question (default 5)")
-        p.add_argument("--budget", type=int, default=1000, help="token budget for recall_at_budget")
+        sizes(p)
+        p.add_argument("--k", type=_positive_int, default=5, help="chunks retrieved per question (default 5)")
+        p.add_argument("--budget", type=_positive_int, default=1000, help="token budget for recall_at_budget")
         p.add_argument("--out", type=Path, default=Path(out), help=f"output folder (default {out})")
-        p.add_argument("--store", type=Path, help="Qdrant folder (default OUT/qdrant; QDRANT_URL wins)")
+        p.add_argument("--store", type=Path,
+                       help="keep the collections in this Qdrant folder (default: $QDRANT_URL if set, else in memory)")
         p.add_argument("--no-cache", action="store_true", help="do not read or write the embedding cache")
 
-    e = commands.add_parser("evaluate", help="compare chunking configurations on a corpus and questions")
+    e = command("evaluate", "compare chunking configurations on a corpus and questions", run_evaluate)
     e.add_argument("--corpus", type=Path, required=True, help="folder of .txt/.md/.html/.pdf documents")
     e.add_argument("--questions", type=Path, required=True, help="questions.jsonl (see data/README.md)")
     e.add_argument("--strategies", help="comma-separated strategies (default: the standard set)")
     e.add_argument("--config", type=Path, help="JSON/YAML list of {name, strategy, options}")
-    sizes(e)
     evaluation(e, "out/evaluate")
-    e.set_defaults(run=run_evaluate)
 
-    d = commands.add_parser("demo", help="evaluate every strategy on the bundled corpus and questions")
-    sizes(d)
+    d = command("demo", "evaluate every strategy on the bundled corpus and questions", run_demo)
     evaluation(d, "out/demo")
     d.add_argument("--snapshot", type=Path, help="also write timing-free CSVs here (docs/results)")
-    d.set_defaults(run=run_demo)
     return parser

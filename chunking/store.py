@@ -42,17 +42,23 @@ class Hit:
     score: float
 
 
-def connect(location: str | Path | None = None, *, url: str | None = None, timeout: int = 10):
-    """A Qdrant client: `url` or `$QDRANT_URL` if given, else local (`":memory:"` or a folder)."""
+def connect(
+    location: str | Path | None = None, *, url: str | None = None, timeout: int = 10, use_env: bool = True
+):
+    """A Qdrant client: `url` or `$QDRANT_URL` if given, else local (`":memory:"` or a folder).
+
+    With `use_env=False` the environment is not consulted: an explicit folder stays a folder.
+    """
     from qdrant_client import QdrantClient
 
-    url = url or os.environ.get(URL_ENV)
+    url = url or (os.environ.get(URL_ENV) if use_env else None)
     if url:
         client = QdrantClient(url=url, api_key=os.environ.get(KEY_ENV), timeout=timeout)
         try:
             client.get_collections()
         except Exception as error:  # the client raises many kinds; all mean "not reachable"
-            raise ConnectionError(f"cannot reach Qdrant at {url!r}: {type(error).__name__}") from None
+            cause = error.__cause__ or error.__context__ or error
+            raise ConnectionError(f"cannot reach Qdrant at {url!r}: {_one_line(cause)}") from None
         return client
     if location is None or str(location) == ":memory:":
         return QdrantClient(":memory:")
@@ -98,6 +104,48 @@ def ensure_collection(client, name: str, dim: int, *, recreate: bool = False) ->
         vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
         sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
     )
+
+
+def dense_size(client, name: str) -> int:
+    """The size of a collection's dense vectors; a missing collection names the ones there are."""
+    if not client.collection_exists(name):
+        names = sorted(c.name for c in client.get_collections().collections)
+        there = f"the collections there are {', '.join(map(repr, names))}" if names else "there are no collections"
+        raise ValueError(f"no collection {name!r}; {there}")
+    vectors = client.get_collection(name).config.params.vectors
+    if not isinstance(vectors, dict) or DENSE not in vectors:
+        raise ValueError(f"collection {name!r} was not made by chunking (no {DENSE!r} vector)")
+    return vectors[DENSE].size
+
+
+def changed(client, name: str, chunks: Sequence[Chunk]) -> list[int]:
+    """Positions of the chunks whose point is missing or has another payload: only those need writing.
+
+    Worth asking before `index` into a folder: local Qdrant commits every point to disk on its own.
+    """
+    stored = {}
+    for lo in range(0, len(chunks), 1000):
+        ids = [c.id for c in chunks[lo : lo + 1000]]
+        stored.update({str(p.id): p.payload for p in client.retrieve(name, ids, with_payload=True)})
+    return [i for i, c in enumerate(chunks) if stored.get(c.id) != payload(c)]
+
+
+def remove_stale(client, name: str, doc_ids: Sequence[str], keep: set[str]) -> int:
+    """Delete the points of these documents whose ids are not in `keep` (an edited file's old chunks)."""
+    from qdrant_client import models
+
+    if not doc_ids:
+        return 0
+    only = models.Filter(must=[models.FieldCondition(key="doc_id", match=models.MatchAny(any=list(doc_ids)))])
+    stale, offset = [], None
+    while True:
+        points, offset = client.scroll(name, scroll_filter=only, limit=1000, offset=offset, with_payload=False)
+        stale += [p.id for p in points if str(p.id) not in keep]
+        if offset is None:
+            break
+    if stale:
+        client.delete(name, points_selector=models.PointIdsList(points=stale), wait=True)
+    return len(stale)
 
 
 def index(
@@ -168,3 +216,7 @@ def chunk_from_payload(data: Mapping) -> Chunk:
         text=data["text"], start=data["start"], end=data["end"], index=data["index"],
         strategy=data["strategy"], doc_id=data["doc_id"], context=data.get("context", ""), metadata=metadata,
     )
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split())[:200] or type(error).__name__

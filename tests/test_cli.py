@@ -1,17 +1,103 @@
-"""The command line, driven as a subprocess: output, files written, exit codes 0 / 1 / 2."""
+"""The command line, driven as a subprocess: output, files and points written, exit codes 0 / 1 / 2 / 130.
+
+Loading the model costs seconds per process, so one module-scoped `index` run (cold embedding cache)
+serves several tests, and later runs find their vectors in the shared cache.
+"""
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import pty
+import re
+import signal
+import socket
+import struct
 import subprocess
 import sys
+import termios
+import time
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from qdrant_client import models
+
+from chunking import store
+
+INSTALLED = Path(sys.executable).parent / "chunking"
+MODULE = (sys.executable, "-m", "chunking")
+DOCS = {
+    "valves.md": "# Valves\n\nThe alpha valve opens at 40 kPa and closes again at 10 kPa. Inspect its seals every "
+    "spring.\n",
+    "bikes.txt": "Harbor bikes can be rented at 96 docks around the bay. A day pass costs 8 euros and includes "
+    "unlimited rides of up to 30 minutes each.",
+    "tea.md": "Green tea is brewed at 70 degrees for two minutes, never with boiling water, or it turns bitter.\n\n"
+    "Black tea wants freshly boiled water and four to five minutes, then milk or lemon if you like.\n",
+}
+QUESTION = "How much does a day pass for the bikes cost?"
 
 
-def run(*args: str, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "chunking", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300)
+@pytest.fixture(autouse=True)
+def no_qdrant_server(monkeypatch):
+    """This process opens the test folders too, and must not be sent to a configured server either."""
+    monkeypatch.delenv(store.URL_ENV, raising=False)
+    monkeypatch.delenv(store.KEY_ENV, raising=False)
+
+
+def env(**extra: str) -> dict[str, str]:
+    """The environment of every run: offline, and never a Qdrant server the developer has configured."""
+    base = {k: v for k, v in os.environ.items() if k not in (store.URL_ENV, store.KEY_ENV)}
+    return {**base, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **extra}
+
+
+def run(*args: str, cwd=None, command=MODULE, timeout: float = 300, **extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*command, *args], capture_output=True, text=True, cwd=cwd, env=env(**extra),
+                          timeout=timeout)
+
+
+def one_error_line(result: subprocess.CompletedProcess) -> str:
+    """The stderr of a failed run: exactly one line, no traceback."""
+    assert result.returncode == 1, (result.returncode, result.stderr)
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("chunking: error: "), result.stderr
+    return result.stderr
+
+
+def write_docs(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    for name, text in DOCS.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> dict[str, str]:
+    """One embedding cache for this module's runs (shared by the xdist workers of a session)."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "cli-embedding-cache"
+    folder.mkdir(exist_ok=True)
+    return {"CHUNKING_CACHE_DIR": str(folder)}
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory, cache):
+    """`chunking index docs --chunk-size 30` run once in a fresh folder (the store is ./.qdrant)."""
+    root = tmp_path_factory.mktemp("indexed")
+    docs = write_docs(root / "docs")
+    with open(Path(cache["CHUNKING_CACHE_DIR"]) / "first-run.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one worker embeds with the model, the other then finds the vectors
+        first = run("index", str(docs), "--chunk-size", "30", cwd=root, **cache)
+    assert first.returncode == 0, first.stderr
+    return SimpleNamespace(root=root, docs=docs, store=root / ".qdrant", first=first)
+
+
+def points(folder: Path, collection: str = "chunks") -> int:
+    client = store.connect(folder)
+    try:
+        return client.count(collection, exact=True).count
+    finally:
+        client.close()
 
 
 @pytest.fixture
@@ -28,6 +114,9 @@ def corpus(tmp_path):
     return folder, questions
 
 
+# chunk
+
+
 def test_chunk_prints_json_lines_with_exact_offsets(corpus):
     folder, _ = corpus
     result = run("chunk", str(folder / "a.md"), "--strategy", "markdown", "--chunk-size", "50")
@@ -36,6 +125,238 @@ def test_chunk_prints_json_lines_with_exact_offsets(corpus):
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert all(text[r["start"] : r["end"]] == r["text"] for r in rows)
     assert rows[1]["heading_path"] == ["Alpha", "Beta"]
+
+
+def test_chunk_reads_every_supported_file_of_a_folder(corpus):
+    folder, _ = corpus
+    result = run("chunk", str(folder), "--format", "table")
+    assert result.returncode == 0, result.stderr
+    assert [line.split("\t")[0] for line in result.stdout.splitlines()] == ["a.md", "b.txt"]
+
+
+def test_table_output_shows_control_characters_escaped(tmp_path):
+    (tmp_path / "ansi.txt").write_text("plain \x1b[31mred\x1b[0m and a bell\x07.", encoding="utf-8")
+    result = run("chunk", str(tmp_path / "ansi.txt"), "--format", "table")
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "\\x1b[31mred" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("files", "named"),
+    [
+        ({"bad.txt": b"ok \xff\xfe not utf-8"}, ["bad.txt", "UTF-8"]),
+        ({"notes.docx": b"x"}, ["notes.docx", ".docx"]),
+        ({}, ["missing.md", "does not exist"]),
+        ({"empty/readme.rst": b"x"}, ["empty", "no file"]),
+        ({"a/same.md": b"one", "b/same.md": b"two"}, ["same.md", "rename"]),
+    ],
+    ids=["undecodable", "unsupported-suffix", "missing", "folder-without-documents", "same-name-twice"],
+)
+def test_unreadable_input_is_one_line_naming_it(tmp_path, files, named):
+    for name, data in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    paths = sorted({name.split("/")[0] for name in files}) or ["missing.md"]
+    message = one_error_line(run("chunk", *paths, cwd=tmp_path))
+    assert all(part in message for part in named), message
+
+
+# index and search
+
+
+def test_index_prints_a_one_line_summary(indexed):
+    summary = indexed.first.stdout
+    assert summary.count("\n") == 1
+    assert "indexed 3 documents" in summary and "collection 'chunks'" in summary and str(indexed.store) in summary
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(indexed):
+    assert indexed.first.stderr == ""
+
+
+def test_reindexing_adds_no_duplicates(indexed, cache):
+    before = points(indexed.store)
+    again = run("index", str(indexed.docs), "--chunk-size", "30", cwd=indexed.root, **cache)
+    assert again.returncode == 0, again.stderr
+    assert points(indexed.store) == before and ": 0 written, 0 stale removed" in again.stdout
+
+
+def test_search_ranks_the_answering_document_first(indexed, cache):
+    result = run("search", QUESTION, cwd=indexed.root, **cache)
+    assert result.returncode == 0, result.stderr
+    header, first, *_ = result.stdout.splitlines()
+    assert header.split() == ["rank", "score", "doc", "start", "end", "text"]
+    assert re.match(r"1 +0\.\d{3} +bikes\.txt +\d+ +\d+ +\S", first), first
+
+
+def test_search_as_json_lines_gives_exact_spans(indexed, cache):
+    result = run("search", QUESTION, "--k", "2", "--format", "jsonl", cwd=indexed.root, **cache)
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [r["rank"] for r in rows] == [1, 2] and rows[0]["doc"] == "bikes.txt"
+    assert all(DOCS[r["doc"]][r["start"] : r["end"]] == r["text"] for r in rows)
+
+
+def test_a_terminal_gets_a_progress_bar(indexed, cache):
+    terminal, stderr = pty.openpty()
+    fcntl.ioctl(stderr, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))  # a new pty is 0 columns wide
+    try:
+        result = subprocess.run([*MODULE, "index", str(indexed.docs), "--chunk-size", "30"], cwd=indexed.root,
+                                stdout=subprocess.PIPE, stderr=stderr, text=True, env=env(**cache), timeout=300)
+    finally:
+        os.close(stderr)
+    shown = read_all(terminal)
+    assert result.returncode == 0
+    assert "100%" in shown and "chunk" in shown
+
+
+def test_a_reindexed_document_loses_its_old_chunks(indexed, cache, tmp_path):
+    # tea.md's first paragraph stays as it was (same span, same cached vector); its second goes
+    docs = write_docs(tmp_path / "docs")
+    first, second = DOCS["tea.md"].split("\n\n")
+    assert run("index", str(docs), "--chunk-size", "30", "--path", str(tmp_path / "q"), **cache).returncode == 0
+    before = points(tmp_path / "q")
+    (docs / "tea.md").write_text(first + "\n", encoding="utf-8")
+    result = run("index", str(docs), "--chunk-size", "30", "--path", str(tmp_path / "q"), **cache)
+    assert result.returncode == 0, result.stderr
+    assert ", 1 stale removed" in result.stdout and points(tmp_path / "q") == before - 1
+
+
+def test_a_mismatched_collection_is_an_error_and_is_kept(indexed, cache, tmp_path):
+    client = store.connect(tmp_path / "q")
+    store.ensure_collection(client, "chunks", 8)
+    client.upsert("chunks", [models.PointStruct(id=1, vector={store.DENSE: [1.0] * 8})])
+    client.close()
+    message = one_error_line(run("index", str(indexed.docs), "--chunk-size", "30", "--path", str(tmp_path / "q"),
+                                 **cache))
+    assert "different vectors" in message and "--recreate" in message
+    assert points(tmp_path / "q") == 1
+
+
+def test_search_for_a_missing_collection_names_it_and_lists_the_others(tmp_path):
+    client = store.connect(tmp_path / "q")
+    store.ensure_collection(client, "notes", 8)
+    client.close()
+    message = one_error_line(run("search", "anything", "--path", str(tmp_path / "q"), "--collection", "manual"))
+    assert "'manual'" in message and str(tmp_path / "q") in message and "'notes'" in message
+
+
+def test_search_without_a_store_does_not_create_one(tmp_path):
+    message = one_error_line(run("search", "anything", cwd=tmp_path))
+    assert "no Qdrant store" in message and not (tmp_path / ".qdrant").exists()
+
+
+def test_qdrant_url_from_the_environment_is_used(tmp_path):
+    url = f"http://127.0.0.1:{closed_port()}"
+    message = one_error_line(run("search", "anything", cwd=tmp_path, QDRANT_URL=url))
+    assert f"cannot reach Qdrant at '{url}'" in message
+
+
+def test_an_explicit_path_wins_over_qdrant_url(tmp_path):
+    client = store.connect(tmp_path / "q")
+    store.ensure_collection(client, "notes", 8)
+    client.close()
+    url = f"http://127.0.0.1:{closed_port()}"
+    message = one_error_line(run("search", "anything", "--path", str(tmp_path / "q"), QDRANT_URL=url))
+    assert "no collection 'chunks'" in message and url not in message
+
+
+def test_index_into_a_folder_open_in_another_process_says_so(tmp_path):
+    docs = write_docs(tmp_path / "docs")
+    folder = tmp_path / "q"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from chunking import store; c = store.connect(sys.argv[1]); "
+         "print('open', flush=True); time.sleep(60)", str(folder)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        message = one_error_line(run("index", str(docs), "--path", str(folder)))
+    finally:
+        holder.kill()
+        holder.wait()
+    assert "open in another process" in message and str(folder) in message
+
+
+def test_an_unreachable_url_is_named_within_a_bounded_time(tmp_path):
+    docs = write_docs(tmp_path / "docs")
+    url = f"http://127.0.0.1:{closed_port()}"
+    started = time.monotonic()
+    message = one_error_line(run("index", str(docs), "--url", url, timeout=60))
+    assert time.monotonic() - started < 30
+    assert url in message
+
+
+# exit codes, help, the installed command
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["nope"],
+        ["chunk"],
+        ["chunk", "x.txt", "--strategy", "nope"],
+        ["chunk", "x.txt", "--chunk-size", "0"],
+        ["chunk", "x.txt", "--chunk-overlap", "abc"],
+        ["chunk", "x.txt", "--chunk-size", "10", "--chunk-overlap", "20"],
+        ["chunk", "x.txt", "--unit", "lines"],
+        ["index"],
+        ["index", "docs", "--path", "q", "--url", "http://localhost:6333"],
+        ["index", "docs", "--url", "localhost:6333"],
+        ["index", "docs", "--api-key", "secret"],
+        ["search"],
+        ["search", " "],
+        ["search", "q", "--k", "0"],
+        ["evaluate", "--corpus", "docs"],
+    ],
+    ids=lambda args: " ".join(args) or "no-command",
+)
+def test_bad_usage_exits_2_with_the_usage(args):
+    result = run(*args)
+    assert result.returncode == 2 and result.stderr.startswith("usage: chunking")
+    assert result.stderr.splitlines()[-1].startswith("chunking")
+
+
+@pytest.mark.parametrize("command", ["chunk", "index", "search", "evaluate", "demo"])
+def test_every_command_has_help_with_examples(command):
+    result = run(command, "--help")
+    assert result.returncode == 0
+    assert "examples:" in result.stdout and f"  chunking {command} " in result.stdout
+
+
+def test_the_installed_command_is_the_module(corpus):
+    folder, _ = corpus
+    args = ("chunk", str(folder), "--format", "table")
+    installed, module = run(*args, command=(str(INSTALLED),)), run(*args)
+    assert installed.returncode == module.returncode == 0
+    assert installed.stdout == module.stdout and installed.stdout
+
+
+def test_ctrl_c_exits_130_with_one_line(tmp_path):
+    fifo = tmp_path / "stdin.txt"
+    os.mkfifo(fifo)
+    # a shell's background job ignores SIGINT, and a child inherits that: give it the default back
+    process = subprocess.Popen([*MODULE, "chunk", str(fifo)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=env(), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    with open(fifo, "w"):  # returns once the command has opened the file: it is inside main()
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130 and stderr == "chunking: interrupted\n"
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    (tmp_path / "long.txt").write_text("word " * 100_000)
+    process = subprocess.Popen([*MODULE, "chunk", str(tmp_path / "long.txt"), "--unit", "characters",
+                                "--chunk-size", "10"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env())
+    process.stdout.readline()
+    process.stdout.close()  # like `| head -1`
+    stderr = process.stderr.read()
+    assert process.wait(timeout=60) == 141 and stderr == b""
+
+
+# evaluate
 
 
 def test_evaluate_writes_the_table_csv_and_plots(corpus, tmp_path):
@@ -48,24 +369,7 @@ def test_evaluate_writes_the_table_csv_and_plots(corpus, tmp_path):
     header = (out / "results.csv").read_text().splitlines()[0].split(",")
     assert header[:2] == ["config", "strategy"] and "recall" in header and "iou" in header
     assert (out / "recall_vs_tokens.png").stat().st_size > 0 and (out / "chunk_sizes.png").exists()
-
-
-def test_bad_usage_exits_2():
-    result = run("chunk")
-    assert result.returncode == 2 and "usage" in result.stderr
-
-
-def test_unknown_strategy_exits_2():
-    result = run("chunk", "x.txt", "--strategy", "nope")
-    assert result.returncode == 2
-
-
-def test_runtime_error_exits_1_with_one_line(tmp_path):
-    bad = tmp_path / "bad.txt"
-    bad.write_bytes(b"ok \xff\xfe not utf-8")
-    result = run("chunk", str(bad))
-    assert result.returncode == 1
-    assert result.stderr.count("\n") == 1 and "bad.txt" in result.stderr and "UTF-8" in result.stderr
+    assert "config/s" not in result.stderr  # no progress bar off a terminal
 
 
 def test_wrong_offsets_in_questions_are_reported(corpus, tmp_path):
@@ -75,3 +379,24 @@ def test_wrong_offsets_in_questions_are_reported(corpus, tmp_path):
     questions.write_text(json.dumps(row) + "\n")
     result = run("evaluate", "--corpus", str(folder), "--questions", str(questions), "--out", str(tmp_path / "o"))
     assert result.returncode == 1 and "references[0]" in result.stderr
+
+
+def read_all(fd: int) -> str:
+    """Everything written to a pseudo-terminal whose other end is closed."""
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 4096)
+        except OSError:  # EIO: the other end is closed and everything has been read
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(fd)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

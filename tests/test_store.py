@@ -154,3 +154,29 @@ def test_a_folder_open_in_another_process_gives_a_clear_error(tmp_path):
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_changed_lists_only_missing_or_edited_chunks(client, indexed):
+    assert store.changed(client, "c", indexed) == []
+    edited = chunk(DOC.replace("installer", "setup tool"), "markdown", doc_id="guide.md")
+    assert store.changed(client, "c", edited) == [i for i, c in enumerate(edited) if c not in indexed]
+
+
+def test_remove_stale_deletes_only_the_named_documents_old_points(client, indexed):
+    keep = {c.id for c in indexed if c.doc_id == "guide.md"}
+    assert store.remove_stale(client, "c", ["other.txt"], keep) == sum(c.doc_id == "other.txt" for c in indexed)
+    assert client.count("c").count == len(keep)
+    assert store.remove_stale(client, "c", ["guide.md"], keep) == 0
+
+
+def test_dense_size_names_the_collections_there_are(client, indexed):
+    assert store.dense_size(client, "c") == 8
+    with pytest.raises(ValueError, match="no collection 'missing'; the collections there are 'c'"):
+        store.dense_size(client, "missing")
+
+
+def test_an_explicit_folder_can_ignore_qdrant_url(tmp_path, monkeypatch):
+    monkeypatch.setenv(store.URL_ENV, "http://127.0.0.1:9")
+    client = store.connect(tmp_path / "q", use_env=False)
+    assert client.get_collections().collections == []
+    client.close()
