@@ -21,7 +21,7 @@ import numpy as np
 
 from chunking.counting import TokenCounter
 from chunking.segment import Span
-from chunking.tokens import Length, Unit, check_text, resolve_sizes, resolve_unit
+from chunking.tokens import Length, Unit, check_flag, check_text, resolve_sizes, resolve_unit
 from chunking.types import Chunk, make_chunks
 
 STRATEGY = "fixed"
@@ -44,7 +44,8 @@ def chunk(
     """
     text = check_text(text)
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
-    spans = windows(text, 0, len(text), resolve_unit(unit), size, overlap, word_safe_overlap)
+    word_safe = check_flag("word_safe_overlap", word_safe_overlap)
+    spans = windows(text, 0, len(text), resolve_unit(unit), size, overlap, word_safe)
     return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)
 
 

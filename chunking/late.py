@@ -5,6 +5,8 @@
    each with its own [CLS]/[SEP]; a piece seen twice keeps the vector from the window where it
    sits farther from the edge, so every piece is used exactly once.
 3. Per chunk, mean-pool the vectors of the pieces overlapping `[start, end)`; L2-normalise.
+   A chunk holding no piece (NULs, zero-width characters: the tokenizer drops them) is
+   embedded on its own instead.
 
 Why: a chunk embedded alone cannot tell what "It" or "the dam" refers to; here every chunk's
 vector is computed with its neighbours in view. It is an embedding mode, not a strategy: chunks
@@ -55,8 +57,10 @@ def embed_late(
     if not chunks:
         return np.zeros((0, _dim(model)), dtype=np.float32)
     ids, spans = _encode(model, text)
-    vectors = _token_vectors(model, ids, window, overlap, batch_size)
-    return _pool(vectors, spans, chunks)
+    vectors, unseen = _pool(_token_vectors(model, ids, window, overlap, batch_size), spans, chunks)
+    if unseen:  # chunks of NULs, zero-width characters or stray accents hold no piece: embed each alone
+        vectors[unseen] = embedder.embed([chunks[i].embed_text for i in unseen])
+    return vectors
 
 
 def token_spans(text: str, *, embedder: Embedder | None = None) -> list[tuple[int, int]]:
@@ -152,16 +156,17 @@ def _token_vectors(model, ids: list[int], window: int, overlap: int, batch_size:
     return out
 
 
-def _pool(vectors: np.ndarray, spans: np.ndarray, chunks: Sequence[Chunk]) -> np.ndarray:
-    """Mean of the vectors of the pieces overlapping each chunk, L2-normalised."""
-    out = np.empty((len(chunks), vectors.shape[1]), dtype=np.float32)
+def _pool(vectors: np.ndarray, spans: np.ndarray, chunks: Sequence[Chunk]) -> tuple[np.ndarray, list[int]]:
+    """Mean of the vectors of the pieces overlapping each chunk, L2-normalised; and the chunks with none."""
+    out = np.zeros((len(chunks), vectors.shape[1]), dtype=np.float32)
+    unseen = []
     for i, c in enumerate(chunks):
         # Piece spans are in order: the first piece ending after `start` to the last starting before `end`.
         first = int(np.searchsorted(spans[:, 1], c.start, side="right"))
         stop = int(np.searchsorted(spans[:, 0], c.end, side="left"))
         if stop <= first:
-            raise ValueError(f"chunk {i}: span ({c.start}, {c.end}) contains no word-piece of the model, "
-                             f"text {c.text[:40]!r}")
+            unseen.append(i)
+            continue
         mean = vectors[first:stop].mean(axis=0)
         out[i] = mean / max(float(np.linalg.norm(mean)), 1e-12)
-    return out
+    return out, unseen

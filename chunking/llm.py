@@ -55,6 +55,7 @@ PROMPT = """<document>
 Write a short, succinct context that situates this chunk within the whole document, to improve search \
 retrieval of the chunk. Reply with the context only, nothing else."""
 TRUNCATION_NOTE = "(The document was cut to its first {limit} tokens; the chunk may come from the part not shown.)\n"
+_FENCE = re.compile(r"</?\s*(?:document|chunk)\b", re.IGNORECASE)  # the prompt's own tags
 _THINKING = re.compile(r"<think>.*?</think>", re.DOTALL)  # reasoning models may answer with their thoughts first
 
 
@@ -106,7 +107,7 @@ class ChatContextualizer:
         """The exact user message sent for this document and chunk."""
         shown = truncate_to_tokens(document, self.max_document_tokens)
         note = TRUNCATION_NOTE.format(limit=self.max_document_tokens) if len(shown) < len(document.strip()) else ""
-        return PROMPT.format(document=shown, note=note, chunk=chunk)
+        return PROMPT.format(document=_quoted(shown), note=note, chunk=_quoted(chunk))
 
     def __repr__(self) -> str:  # no key, ever: only the name of the variable that holds it
         return f"ChatContextualizer(base_url={self.base_url!r}, model={self.model!r}, api_key_env={self.api_key_env!r})"
@@ -219,3 +220,13 @@ class _AnswerCache:
     def put(self, key: str, answer: str) -> None:
         with self.db:
             self.db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?)", (key, answer))
+
+
+def _quoted(text: str) -> str:
+    """`text` with its own `<document>`/`<chunk>` tags defused, so it cannot close the prompt's.
+
+    A backslash goes after the `<` (`<\\/document>`); the model still reads every word. Nothing
+    can stop instructions inside a document from being read as such — but the answer only ever
+    becomes a chunk's `context`, never its text (see docs/security.md).
+    """
+    return _FENCE.sub(lambda m: "<\\" + m.group(0)[1:], text)

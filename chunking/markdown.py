@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from chunking import recursive
 from chunking.packing import pack
 from chunking.segment import Span, trim
-from chunking.tokens import Unit, check_text, resolve_sizes, resolve_unit
+from chunking.tokens import Unit, check_flag, check_text, resolve_sizes, resolve_unit
 from chunking.types import Chunk, make_chunks
 
 STRATEGY = "markdown"
@@ -65,6 +65,7 @@ def chunk(
     text = check_text(text)
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
     length = resolve_unit(unit)
+    check_flag("include_heading_path", include_heading_path)
     spans, paths = [], []
     for section in sections(text):
         split = functools.partial(_split_block, text, section, length, size, overlap)

@@ -58,8 +58,9 @@ def chunk(
     """
     text = check_text(text)
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
-    if isinstance(separators, str) or not all(isinstance(s, re.Pattern) or s and isinstance(s, str)
-                                                  for s in separators):
+    if not isinstance(separators, Sequence) or isinstance(separators, str) or not all(
+        isinstance(s, re.Pattern) or s and isinstance(s, str) for s in separators
+    ):
         raise ValueError(f"separators must be a sequence of non-empty strings or compiled regexes, got {separators!r}")
     spans = split(text, 0, len(text), resolve_unit(unit), size, overlap, tuple(separators))
     return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)

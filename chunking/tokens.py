@@ -18,6 +18,7 @@ Nothing here loads a file or model on import. Taught in notebooks 00 and 01.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Union
@@ -28,6 +29,7 @@ import tiktoken
 ENCODING_NAME = "cl100k_base"
 CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 UNITS = ("tokens", "characters", "sentences")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 Unit = Union[str, Callable[[str], int]]  # noqa: UP007 (a runtime alias on 3.10)
 
 
@@ -127,7 +129,7 @@ def resolve_unit(unit: Unit, *, sentences: bool = False) -> Length:
     """Turn "tokens", "characters", a callable (or, where allowed, "sentences") into a `Length`."""
     if callable(unit):
         name = getattr(unit, "__name__", type(unit).__name__)
-        return Length(f"callable:{name}", unit)
+        return Length(f"callable:{name}", _checked(unit, name))
     if unit == "tokens":
         from chunking.counting import TokenMemo  # counting builds on this module
 
@@ -170,10 +172,26 @@ def resolve_sizes(chunk_size: object, chunk_overlap: object = 0) -> tuple[int, i
 
 
 def check_text(text: object) -> str:
-    """Return `text` if it is a `str`; otherwise raise `TypeError` naming what it was."""
+    """Return `text` if it is a `str` of valid Unicode; otherwise raise naming what is wrong.
+
+    A lone surrogate ("\\ud800", from JSON or `errors="surrogateescape"`) is not text: no UTF-8
+    file, tokenizer or model can take it, so it is refused here, at its offset, for every strategy.
+    """
     if not isinstance(text, str):
         raise TypeError(f"text must be str, got {type(text).__name__}: {text!r:.60}")
+    if not text.isascii() and (bad := _SURROGATE.search(text)):
+        raise ValueError(
+            f"text holds a lone surrogate {bad.group()!r} at offset {bad.start()}: not valid Unicode; "
+            "decode the source with errors='replace'"
+        )
     return text
+
+
+def check_flag(name: str, value: object) -> bool:
+    """Return `value` if it is a bool; otherwise raise `TypeError` naming the option."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return value
 
 
 def count_tokens_many(texts: list[str]) -> list[int]:
@@ -189,3 +207,15 @@ def _token_byte_lengths() -> np.ndarray:
     for token, rank in encoding._mergeable_ranks.items():
         lengths[rank] = len(token)
     return lengths
+
+
+def _checked(unit: Callable[[str], object], name: str) -> Callable[[str], int]:
+    """`unit`, raising a clear TypeError when it returns anything but an int >= 0."""
+
+    def length(text: str) -> int:
+        n = unit(text)
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+            raise TypeError(f"unit {name} must return an int >= 0, got {n!r} for {text[:40]!r}")
+        return int(n)
+
+    return length

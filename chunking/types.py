@@ -85,6 +85,8 @@ def make_chunks(
     context: Sequence[str] | None = None,
 ) -> list[Chunk]:
     """Build chunks from `(start, end)` spans of `source`, numbering them in order."""
+    if not isinstance(doc_id, str):
+        raise TypeError(f"doc_id must be str, got {type(doc_id).__name__}: {doc_id!r:.60}")
     chunks = []
     for i, (start, end) in enumerate(spans):
         chunks.append(
