@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+BENCH_STAMP := $(VENV)/.bench-stamp
+BENCH_ARGS ?=
 # Offline by default: models and tokenizers come from installed packages, never from a hub.
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
@@ -47,8 +49,15 @@ lab: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check chunking tests benchmarks data/eval
 
-bench: $(STAMP)
-	$(PY) benchmarks/throughput.py
+# Speed, memory and checks of every strategy beside the peers (docs/benchmarks.md); e.g.
+# `make bench BENCH_ARGS="--sizes 1 --repeat 3"`. The peers (the `bench` extra) are installed once;
+# if that fails (offline, say), the benchmark runs without them and the next `make bench` tries again.
+bench: $(STAMP) $(BENCH_STAMP)
+	$(PY) benchmarks/bench.py $(BENCH_ARGS)
+
+$(BENCH_STAMP): pyproject.toml | $(STAMP)
+	$(PY) -m pip install --quiet -e '.[bench]' && touch $(BENCH_STAMP) || \
+		echo "make bench: could not install the peers (.[bench]); benchmarking chunking without them"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

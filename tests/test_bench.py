@@ -1,0 +1,115 @@
+"""benchmarks/bench.py: a quick run end to end, and the checker it trusts with every chunker's offsets and bound.
+
+Speed itself is not asserted (the machine is shared); the shape of the output and the checks are.
+Peers run only if the `bench` extra is installed; CI's venv does not have it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+def load_bench():
+    """benchmarks/bench.py as a module, by path: pysbd installs a top-level package named `benchmarks`."""
+    spec = importlib.util.spec_from_file_location("chunking_bench", ROOT / "benchmarks" / "bench.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = load_bench()
+OUR_TASKS = [case.task for case in bench.cases(peers=False) if case.name == "chunking"]
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    """One `--quick` run as a subprocess (so its offline guard stays there); its stdout and output folder."""
+    out = tmp_path_factory.mktemp("bench")
+    command = [sys.executable, str(ROOT / "benchmarks" / "bench.py"), "--quick", "--out", str(out)]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout, out
+
+
+def rows_of(markdown: str, heading: str) -> list[list[str]]:
+    """The cells of the first table under `heading`, header first (the separator line dropped)."""
+    section = markdown.split(heading, 1)[1]
+    lines = [line for line in section.split("\n\n", 2)[1].splitlines() if not line.startswith("|---")]
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines]
+
+
+@pytest.fixture(scope="module")
+def throughput(quick) -> list[dict[str, str]]:
+    header, *rows = rows_of(quick[0], "## Throughput and checks")
+    assert all(len(row) == len(header) for row in rows), "every row has a cell for every column"
+    return [dict(zip(header, row)) for row in rows]
+
+
+def test_quick_run_times_the_floor_and_every_structural_strategy(throughput):
+    assert throughput[0]["task"] == bench.FLOOR
+    assert [row["task"] for row in throughput if row["implementation"] == "chunking"] == OUR_TASKS
+    assert list(throughput[0])[2:4] == ["0.2 MB, MB/s", "chunks (0.2 MB)"]
+
+
+def test_our_rows_report_true_offsets_and_the_bound_held(throughput):
+    ours = [row for row in throughput if row["implementation"] == "chunking"]
+    assert [row["offsets true"] for row in ours] == ["✓"] * len(OUR_TASKS)
+    assert all(row["size bound"].startswith("✓ ≤ ") for row in ours), [row["size bound"] for row in ours]
+    assert all(int(row["chunks (0.2 MB)"].replace(",", "")) > 0 for row in ours)
+
+
+def test_a_peer_row_appears_only_when_the_peer_is_installed(throughput):
+    peers = {row["implementation"] for row in throughput} - {"chunking", "tiktoken encode_ordinary"}
+    installed = {case.name for case in bench.peer_cases() if not bench.missing(case)}
+    assert peers <= installed
+
+
+def test_quick_run_writes_the_page_with_the_tables_targets_and_plot(quick):
+    stdout, out = quick
+    page = (out / "benchmarks.md").read_text(encoding="utf-8")
+    assert page.startswith("# Benchmarks\n")
+    assert rows_of(page, "## Throughput and checks") == rows_of(stdout, "## Throughput and checks")
+    targets = [row[0] for row in rows_of(page, "## Targets (issue 6)")[1:]]
+    assert "sentence, 512 tokens ≥ 5 MB/s" in targets
+    if importlib.util.find_spec("sentence_transformers"):
+        assert "semantic ≤ 1.1× embedding every sentence once" in targets
+    if importlib.util.find_spec("matplotlib"):
+        assert (out / "benchmarks.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_checker_counts_wrong_offsets_and_chunks_over_the_bound():
+    text = "alpha beta gamma delta"
+    pieces = [(0, 5, "alpha"), (6, 10, "beta"), (11, 17, "gamma "), (16, 22, "delta")]  # text[16:22] is " delta"
+    found = bench.check(text, pieces, unit="characters", bound=5)
+    assert found == bench.Check(chunks=4, bad_offsets=1, over_bound=1, max_size=6)
+    case = bench.Case("t", "broken", lambda: None, unit="characters", size=5)
+    assert bench.check_cells(found, case) == ["✗ (1 of 4 wrong)", "✗ 1 over 5 characters (max 6)"]
+
+
+def test_checker_finds_chunks_without_offsets_and_flags_text_not_in_the_source():
+    text = "one two one two"
+    pieces = [(None, None, "one two"), (None, None, "one two"), (None, None, "tw\ufffd")]  # a decoded half-character
+    assert bench.locate(text, pieces) == [(0, 7), (8, 15), (-1, 2)]
+    assert bench.check(text, pieces, unit="characters", bound=10).bad_offsets == 1
+
+
+def test_checker_passes_a_correct_chunking():
+    text = "Cats purr. Dogs bark."
+    pieces = [(c.start, c.end, c.text) for c in bench.chunk(text, "sentence", chunk_size=4)]
+    found = bench.check(text, pieces, unit="tokens", bound=4)
+    assert (found.bad_offsets, found.over_bound) == (0, 0) and found.max_size <= 4
+
+
+def test_readme_summary_is_replaced_between_its_markers(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{bench.SUMMARY_START}\nold\n{bench.SUMMARY_END}\nrest\n", encoding="utf-8")
+    bench.replace_summary(readme, "| new |")
+    assert readme.read_text(encoding="utf-8") == f"intro\n{bench.SUMMARY_START}\n| new |\n{bench.SUMMARY_END}\nrest\n"
+    assert bench.SUMMARY_START in (ROOT / "README.md").read_text(encoding="utf-8")
