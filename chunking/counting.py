@@ -7,7 +7,8 @@ second pass over the text (and more when a chunk is re-tried). The fact that sav
    either starts at such a space or stops before it. BPE never merges across that boundary,
    so a text's token count is the sum of the counts of its parts cut at these *seams*.
 2. `TokenCounter` encodes a region once; a span's count is then the region's tokens between
-   the span's first and last seam, plus its first and last word encoded alone.
+   the span's first and last seam, plus its first and last word encoded alone (nothing, when
+   the span itself starts or ends at a seam or at the region's edge).
 3. `PieceTokens` encodes each piece (sentence, paragraph) alone, once, and splits its count
    at its first and last seam; a run of pieces is then head + middles + the small junction
    strings between pieces (last word, whitespace, first word) + tail, from prefix sums.
@@ -37,20 +38,28 @@ class TokenCounter:
         end = len(text) if end is None else end
         self.text, self.start, self.end = text, start, end
         self.bytes, chars, self.aligned = token_boundaries(text[start:end])
-        self.chars = chars + start  # every token boundary, as an offset of `text`
+        self.chars = chars + start if start else chars  # every token boundary, as an offset of `text`
 
     def count(self, start: int, end: int) -> int:
         """Exactly `count_tokens(text[start:end])`, for a span inside the region."""
-        first = first_seam(self.text, start, end)
+        first = start if self._cuts_at(start) else first_seam(self.text, start, end)
         if first is None:
             return count_tokens(self.text[start:end])
-        last = last_seam(self.text, first, end)
-        inside = self._boundary(last) - self._boundary(first)
-        return count_tokens(self.text[start:first]) + inside + count_tokens(self.text[last:end])
+        last = end if self._cuts_at(end) else last_seam(self.text, first, end)
+        head = count_tokens(self.text[start:first]) if first > start else 0
+        tail = count_tokens(self.text[last:end]) if last < end else 0
+        return head + self._boundary(last) - self._boundary(first) + tail
+
+    def _cuts_at(self, offset: int) -> bool:
+        """Does the region's encoding split at `offset` as any text would: its ends, or a seam?"""
+        if offset in (self.start, self.end):
+            return True
+        return self.text[offset] == " " and offset + 1 < self.end and self.text[offset + 1].isalpha()
 
     def _boundary(self, offset: int) -> int:
         """Index of the token boundary at `offset` (the last one: earlier ones end mid-character)."""
-        return int(np.searchsorted(self.chars, offset, side="right")) - 1
+        # the needle in the array's own dtype: a mixed-type search would copy the whole array each time
+        return int(np.searchsorted(self.chars, self.chars.dtype.type(offset), side="right")) - 1
 
 
 class TokenMemo:

@@ -81,10 +81,10 @@ def encode(text: str) -> np.ndarray:
     return get_encoding().encode_to_numpy(text, allowed_special=set(), disallowed_special=())
 
 
-def token_byte_offsets(ids: np.ndarray) -> np.ndarray:
+def token_byte_offsets(ids: np.ndarray, dtype: type = np.int64) -> np.ndarray:
     """Byte offset of every token boundary: `len(ids) + 1` values from 0 to the UTF-8 length."""
-    offsets = np.zeros(len(ids) + 1, dtype=np.int64)
-    np.cumsum(_token_byte_lengths()[ids], out=offsets[1:])
+    offsets = np.zeros(len(ids) + 1, dtype=dtype)
+    np.cumsum(_token_byte_lengths()[ids], out=offsets[1:], dtype=dtype)
     return offsets
 
 
@@ -92,16 +92,19 @@ def token_boundaries(text: str, data: bytes | None = None) -> tuple[np.ndarray, 
     """Every token boundary of `text` as (byte offsets, character offsets, on-a-character-edge).
 
     A boundary inside a multi-byte character (a token ending mid-emoji) gets the offset of the
-    character after it and `False` in the third array; all others are exact.
+    character after it and `False` in the third array; all others are exact. Offsets are int32
+    below 512M characters (int64 beyond): the arrays cost a few bytes per character.
     """
-    data = text.encode("utf-8") if data is None else data
-    bounds = token_byte_offsets(encode(text))
+    offset = np.int32 if len(text) < 2**29 else np.int64  # 4 bytes a character at most: no overflow
+    bounds = token_byte_offsets(encode(text), offset)
     if text.isascii():  # bytes are characters
         return bounds, bounds, np.ones(len(bounds), dtype=bool)
-    is_start = (np.frombuffer(data, dtype=np.uint8) & 0xC0) != 0x80
-    chars = np.zeros(len(bounds), dtype=np.int64)
+    data = text.encode("utf-8") if data is None else data
+    is_start = np.frombuffer(data, dtype=np.uint8) & 0xC0
+    is_start = np.not_equal(is_start, 0x80, out=is_start.view(bool))  # reuse the buffer: a UTF-8 lead byte?
+    chars = np.zeros(len(bounds), dtype=offset)
     if len(bounds) > 1:
-        np.cumsum(np.add.reduceat(is_start, bounds[:-1], dtype=np.int64), out=chars[1:])
+        np.cumsum(np.add.reduceat(is_start, bounds[:-1], dtype=offset), out=chars[1:], dtype=offset)
     aligned = np.ones(len(bounds), dtype=bool)
     aligned[:-1] = is_start[bounds[:-1]]
     return bounds, chars, aligned
@@ -119,7 +122,7 @@ def count_tokens_in_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[i
     edges = np.asarray(spans, dtype=np.int64)
     lo, hi = int(edges[:, 0].min()), int(edges[:, 1].max())
     _, chars, _ = token_boundaries(text[lo:hi])  # only the region the spans cover: linear overall
-    edges = edges - lo
+    edges = (edges - lo).astype(chars.dtype)  # one dtype: a mixed-type search copies the array
     ends = np.searchsorted(chars, edges[:, 1], side="right")
     starts = np.searchsorted(chars, edges[:, 0], side="right")
     return (ends - starts).tolist()
@@ -203,7 +206,7 @@ def count_tokens_many(texts: list[str]) -> list[int]:
 def _token_byte_lengths() -> np.ndarray:
     """Byte length of every token id (0 for ids that are not ordinary tokens)."""
     encoding = get_encoding()
-    lengths = np.zeros(encoding.n_vocab, dtype=np.int64)
+    lengths = np.zeros(encoding.n_vocab, dtype=np.uint8)  # the longest cl100k token has 128 bytes
     for token, rank in encoding._mergeable_ranks.items():
         lengths[rank] = len(token)
     return lengths
