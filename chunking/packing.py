@@ -1,12 +1,12 @@
 """Greedy packing: merge consecutive pieces (sentences, paragraphs, blocks) into chunks.
 
-1. Measure every piece once: exact for characters (the span's extent), sentences (a count)
-   and tokens (each piece encoded alone, see `chunking.counting`); by calling the length
-   function for any other unit.
+1. Measure every piece at once: exact for characters (the span's extent) and sentences (a
+   count); for tokens, the tokens of one encoding of the whole text that end inside each
+   piece (see `chunking.counting`); by calling the length function for any other unit.
 2. A piece longer than `size` is cut by the caller's `split`, and its parts become chunks
    of their own: packing never merges across the boundary of an oversize piece.
-3. Grow a chunk piece by piece while the pieces' lengths added up fit (an estimate: the
-   whitespace between pieces, and tokens that form across it, are not in it).
+3. Grow a chunk piece by piece while the pieces' lengths added up fit (for tokens an
+   estimate: a piece cut out alone can encode to a token more or less).
 4. Settle on the real length of the chunk's text: give back pieces while it is too long,
    take more while the next piece still fits. So each chunk is the longest run of whole
    pieces whose real text fits, and the bound holds on what each chunk really is.
@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import accumulate
 
-from chunking.counting import PieceTokens
 from chunking.segment import Span
 from chunking.tokens import Length, count_tokens_in_spans
 
@@ -58,14 +57,15 @@ def estimate_lengths(text: str, pieces: list[Span], length: Length) -> list[int]
 class Measure:
     """Lengths of runs of consecutive pieces: estimated in O(1), checked on the real text.
 
-    For tokens a `PieceTokens` does both: each piece is encoded once, and a run's exact count
-    comes from prefix sums plus the small strings where pieces meet (see `chunking.counting`).
+    For tokens one encoding of the whole text serves every level of a recursive split: each
+    piece is estimated from it, and a chunk's exact count encodes at most its first and last
+    word (see `chunking.counting`).
     """
 
     def __init__(self, text: str, pieces: list[Span], length: Length, size: int) -> None:
         self.text, self.pieces, self.length, self.size = text, pieces, length, size
-        self.tokens = PieceTokens(text, pieces, length.memo) if length.name == "tokens" else None
-        self.sizes = self.tokens.sizes if self.tokens else estimate_lengths(text, pieces, length)
+        self.tokens = length.memo.counter(text) if length.name == "tokens" and pieces else None
+        self.sizes = self.tokens.estimate(pieces) if self.tokens else estimate_lengths(text, pieces, length)
         self.prefix = [0, *accumulate(self.sizes)]
 
     def estimate(self, i: int, j: int) -> int:
@@ -79,7 +79,7 @@ class Measure:
         if self.length.name in EXACT:
             return self.estimate(i, j)
         if self.tokens:
-            return self.tokens.count(i, j)
+            return self.tokens.count(self.pieces[i][0], self.pieces[j][1])
         return self.length(self.text[self.pieces[i][0] : self.pieces[j][1]])
 
     def fits(self, i: int, j: int) -> bool:

@@ -99,14 +99,12 @@ def token_boundaries(text: str, data: bytes | None = None) -> tuple[np.ndarray, 
     bounds = token_byte_offsets(encode(text), offset)
     if text.isascii():  # bytes are characters
         return bounds, bounds, np.ones(len(bounds), dtype=bool)
-    data = text.encode("utf-8") if data is None else data
-    is_start = np.frombuffer(data, dtype=np.uint8) & 0xC0
-    is_start = np.not_equal(is_start, 0x80, out=is_start.view(bool))  # reuse the buffer: a UTF-8 lead byte?
-    chars = np.zeros(len(bounds), dtype=offset)
-    if len(bounds) > 1:
-        np.cumsum(np.add.reduceat(is_start, bounds[:-1], dtype=offset), out=chars[1:], dtype=offset)
+    data = np.frombuffer(text.encode("utf-8") if data is None else data, dtype=np.uint8)
+    # A character offset is the byte offset minus the UTF-8 continuation bytes before it.
+    continuation = np.flatnonzero((data & 0xC0) == 0x80).astype(offset)
+    chars = bounds - np.searchsorted(continuation, bounds).astype(offset)
     aligned = np.ones(len(bounds), dtype=bool)
-    aligned[:-1] = is_start[bounds[:-1]]
+    aligned[:-1] = (data[bounds[:-1]] & 0xC0) != 0x80
     return bounds, chars, aligned
 
 

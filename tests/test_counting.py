@@ -1,5 +1,5 @@
-"""Exact token counts without re-encoding: `TokenCounter.count` and `PieceTokens.count` equal
-`count_tokens` of the span, on the corpus and on random text built from awkward pieces."""
+"""Exact token counts without re-encoding: `TokenCounter.count` equals `count_tokens` of the span,
+on the corpus and on random text built from awkward pieces; estimates stay close."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunking.counting import PieceTokens, TokenCounter, first_seam, last_seam
+from chunking.counting import TokenCounter, TokenMemo, first_seam, last_seam
 from chunking.segment import split_paragraphs, split_sentences
 from chunking.tokens import count_tokens
 
@@ -33,26 +33,18 @@ def test_token_counter_counts_any_span_exactly(text, data):
 
 @given(texts, st.data())
 @settings(max_examples=400, deadline=None, derandomize=True)
-def test_piece_tokens_count_any_run_exactly(text, data):
-    cuts = sorted(set(data.draw(st.lists(st.integers(1, max(1, len(text) - 1)), max_size=6))))
-    pieces = [(a, b) for a, b in zip([0, *cuts], [*cuts, len(text)]) if a < b]
-    counts = PieceTokens(text, pieces)
-    i = data.draw(st.integers(0, len(pieces) - 1))
-    j = data.draw(st.integers(i, len(pieces) - 1))
-    assert counts.count(i, j) == count_tokens(text[pieces[i][0] : pieces[j][1]])
+def test_a_counter_over_part_of_a_text_counts_spans_inside_it_exactly(text, data):
+    lo = data.draw(st.integers(0, len(text) - 1))
+    hi = data.draw(st.integers(lo + 1, len(text)))
+    start = data.draw(st.integers(lo, hi - 1))
+    end = data.draw(st.integers(start + 1, hi))
+    assert TokenCounter(text, lo, hi).count(start, end) == count_tokens(text[start:end])
 
 
-@pytest.mark.parametrize("split", [split_sentences, split_paragraphs])
-def test_piece_tokens_on_every_corpus_document(corpus, split):
-    rng = random.Random(0)
-    for text in corpus.values():
-        pieces = split(text)
-        counts = PieceTokens(text, pieces)
-        assert counts.sizes == [count_tokens(text[s:e]) for s, e in pieces]
-        for _ in range(200):
-            i = rng.randrange(len(pieces))
-            j = min(len(pieces) - 1, i + rng.randrange(12))
-            assert counts.count(i, j) == count_tokens(text[pieces[i][0] : pieces[j][1]])
+def test_a_memo_keeps_one_counter_per_text_and_each_count():
+    memo, text = TokenMemo(), "One two. Three four."
+    assert memo.counter(text) is memo.counter(text)
+    assert memo.count(" four") == count_tokens(" four") and " four" in memo.counts
 
 
 def test_token_counter_on_every_corpus_document(corpus):
@@ -65,6 +57,16 @@ def test_token_counter_on_every_corpus_document(corpus):
             assert counter.count(start, end) == count_tokens(text[start:end])
 
 
+@pytest.mark.parametrize("split", [split_sentences, split_paragraphs])
+def test_estimates_are_within_a_few_tokens_of_the_truth(corpus, split):
+    for text in corpus.values():
+        pieces = split(text)
+        exact = [count_tokens(text[s:e]) for s, e in pieces]
+        estimates = TokenCounter(text).estimate(pieces)
+        assert sum(estimates) == pytest.approx(sum(exact), rel=0.05)
+        assert max(abs(a - b) for a, b in zip(exact, estimates)) <= 3
+
+
 def test_seams_are_spaces_before_letters_inside_the_span():
     text = "x 1 y. Zed and ok"
     assert first_seam(text, 0, len(text)) == 3  # " y"; " 1" is not a seam
@@ -75,5 +77,4 @@ def test_seams_are_spaces_before_letters_inside_the_span():
 
 def test_a_text_without_seams_is_simply_encoded():
     text = "漢字。ひらがな。" * 50
-    pieces = split_sentences(text)
-    assert PieceTokens(text, pieces).count(0, len(pieces) - 1) == count_tokens(text)
+    assert TokenCounter(text).count(3, len(text) - 2) == count_tokens(text[3:-2])
