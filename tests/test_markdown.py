@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from chunking import count_tokens, markdown
 
 DOC = """# Guide
@@ -109,3 +112,25 @@ def test_link_reference_definitions_are_kept():
     text = "# T\n\nSee [x].\n\n[x]: https://example.org\n"
     got = markdown.chunk(text)
     assert "https://example.org" in "".join(c.text for c in got)
+
+
+BLOCKS = [
+    "# Title", "## Sub heading", "####### seven", "Setext\n======", "Para one.\nStill para.", "- item\n- item two",
+    "1. first\n\n   # not a heading? (indented)", "> quote\n\n# after quote", "```\n\n# in code\n\n```",
+    "~~~~\n\n# code\n~~~", "```python\n# comment\n", "````\n```\n\n# still code\n````", "    indented code\n\n# x",
+    "| a | b |\n|---|---|\n| 1 | 2 |", "- list\n\n  ```\n\n# inside a list fence?\n  ```", "[ref]: /url", "***",
+    "Text\r\n\r\n# crlf heading\r\n", "> ```\n> code\n\n# after", "```js `tick`\n\n# not a fence opener",
+]
+
+
+@given(st.lists(st.sampled_from(BLOCKS), min_size=1, max_size=40), st.sampled_from(["\n\n", "\n", "\n\n\n"]))
+@settings(max_examples=300, deadline=None, derandomize=True)
+def test_parsing_a_long_document_in_parts_gives_the_same_chunks(blocks, separator):
+    text = separator.join(blocks)
+    whole = [(c.start, c.end, c.metadata["heading_path"]) for c in markdown.chunk(text, chunk_size=40)]
+    saved, markdown.PART_CHARS = markdown.PART_CHARS, 20  # cut wherever cutting is allowed
+    try:
+        parts = [(c.start, c.end, c.metadata["heading_path"]) for c in markdown.chunk(text, chunk_size=40)]
+    finally:
+        markdown.PART_CHARS = saved
+    assert parts == whole
