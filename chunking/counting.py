@@ -81,7 +81,7 @@ class TokenMemo:
         """`count_tokens(text)`, encoded once per distinct text."""
         n = self.counts.get(text)
         if n is None:
-            n = self.counts[text] = count_tokens(text) if len(text) > 0 else 0
+            n = self.counts[text] = count_tokens(text)
         return n
 
     def counter(self, text: str) -> TokenCounter:

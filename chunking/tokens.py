@@ -109,21 +109,18 @@ def token_boundaries(text: str, data: bytes | None = None) -> tuple[np.ndarray, 
 
 
 def count_tokens_in_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[int]:
-    """Estimate each span's token count from one encoding of the whole text.
+    """Estimate each span's token count from one encoding of the region the spans cover.
 
     A span gets the tokens of `text` that end inside it, so a chunk made of neighbouring spans
     is estimated at about the tokens it covers in context. Cut out alone, a span can re-encode
-    to a token more or less: use this to plan, and `count_tokens` (or `chunking.counting`) to verify.
+    to a token more or less: use this to plan, and `chunking.counting.TokenCounter.count` to verify.
     """
+    from chunking.counting import TokenCounter  # counting builds on this module
+
     if not spans:
         return []
-    edges = np.asarray(spans, dtype=np.int64)
-    lo, hi = int(edges[:, 0].min()), int(edges[:, 1].max())
-    _, chars, _ = token_boundaries(text[lo:hi])  # only the region the spans cover: linear overall
-    edges = (edges - lo).astype(chars.dtype)  # one dtype: a mixed-type search copies the array
-    ends = np.searchsorted(chars, edges[:, 1], side="right")
-    starts = np.searchsorted(chars, edges[:, 0], side="right")
-    return (ends - starts).tolist()
+    region = TokenCounter(text, min(s for s, _ in spans), max(e for _, e in spans))  # linear overall
+    return region.estimate(spans)
 
 
 def resolve_unit(unit: Unit, *, sentences: bool = False) -> Length:
