@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -98,3 +101,19 @@ def corpus_texts() -> dict[str, str]:
 @pytest.fixture(scope="session")
 def corpus() -> dict[str, str]:
     return corpus_texts()
+
+
+@contextlib.contextmanager
+def held_open(folder: Path):
+    """A second live process holding the local Qdrant folder open (it locks it) while the block runs."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from chunking import store; c = store.connect(sys.argv[1]); "
+         "print('open', flush=True); time.sleep(60)", str(folder)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()

@@ -25,6 +25,7 @@ import pytest
 from qdrant_client import models
 
 from chunking import store
+from tests.conftest import held_open
 
 INSTALLED = Path(sys.executable).parent / "chunking"
 MODULE = (sys.executable, "-m", "chunking")
@@ -265,17 +266,8 @@ def test_an_explicit_path_wins_over_qdrant_url(tmp_path):
 def test_index_into_a_folder_open_in_another_process_says_so(tmp_path):
     docs = write_docs(tmp_path / "docs")
     folder = tmp_path / "q"
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from chunking import store; c = store.connect(sys.argv[1]); "
-         "print('open', flush=True); time.sleep(60)", str(folder)],
-        stdout=subprocess.PIPE, text=True,
-    )
-    try:
-        assert holder.stdout.readline().strip() == "open"
+    with held_open(folder):
         message = one_error_line(run("index", str(docs), "--path", str(folder)))
-    finally:
-        holder.kill()
-        holder.wait()
     assert "open in another process" in message and str(folder) in message
 
 

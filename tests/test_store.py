@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from chunking import chunk, store
+from tests.conftest import held_open
 
 DOC = "# Guide\n\nIntro text here.\n\n## Install\n\nRun the installer. Then restart.\n"
 
@@ -138,22 +139,9 @@ def test_url_and_api_key_come_from_the_environment(monkeypatch):
 
 
 def test_a_folder_open_in_another_process_gives_a_clear_error(tmp_path):
-    import subprocess
-    import sys
-
     folder = tmp_path / "qdrant"
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from chunking import store; c = store.connect(sys.argv[1]); "
-         "print('open', flush=True); time.sleep(60)", str(folder)],
-        stdout=subprocess.PIPE, text=True,
-    )
-    try:
-        assert holder.stdout.readline().strip() == "open"
-        with pytest.raises(RuntimeError, match="open in another process"):
-            store.connect(folder)
-    finally:
-        holder.kill()
-        holder.wait()
+    with held_open(folder), pytest.raises(RuntimeError, match="open in another process"):
+        store.connect(folder)
 
 
 def test_changed_lists_only_missing_or_edited_chunks(client, indexed):
