@@ -31,7 +31,7 @@ import warnings
 from pathlib import Path
 
 from chunking import STRATEGIES, chunk
-from chunking.tokens import UNITS, count_tokens_many, resolve_sizes
+from chunking.tokens import UNITS, resolve_sizes
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT / "data" / "corpus"
@@ -218,7 +218,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     _write_csv(args.out / "per_question.csv", result.per_question)
     _write_csv(args.out / "per_document.csv", compare.per_document(result.per_question))
     display.plot_recall_vs_tokens(result.rows, args.out / "recall_vs_tokens.png")
-    sizes = {name: count_tokens_many([c.text for c in chunks]) for name, chunks in result.chunks.items()}
+    sizes = {name: [c.token_count for c in chunks] for name, chunks in result.chunks.items()}  # counted in compare
     display.plot_chunk_sizes(sizes, args.out / "chunk_sizes.png")
     print(f"\nwrote {args.out}/: results.csv, per_document.csv, per_question.csv, recall_vs_tokens.png, "
           "chunk_sizes.png")

@@ -163,7 +163,7 @@ def build_index(documents: Mapping[str, str], config: Config, *, embedder, clien
             encoder = bm25.BM25Encoder().fit([c.embed_text for c in chunks])
             sparse = encoder.encode_documents([c.embed_text for c in chunks])
         store.index(client, name, chunks, vectors, sparse=sparse)
-    tokens = count_tokens_many([c.text for c in chunks])
+    tokens = [c.token_count for c in chunks]  # cached on each chunk: the CLI's size plot reuses it
     pieces = embedder.count_pieces([c.embed_text for c in chunks]) or [0] * len(chunks)
     window = embedder.max_pieces or max(pieces, default=0)
     costs = {

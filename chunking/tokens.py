@@ -37,8 +37,9 @@ Unit = Union[str, Callable[[str], int]]  # noqa: UP007 (a runtime alias on 3.10)
 class Length:
     """A named length function; `many` measures a batch (tokens use tiktoken's threads).
 
-    For tokens, `memo` (a `chunking.counting.TokenMemo`) remembers every count made through
-    this `Length`: each chunking call resolves its own, so repeated text is encoded once per call.
+    For tokens, `memo` (a `chunking.counting.TokenMemo`) holds what one chunking call learns:
+    the one encoding of its text that every level of packing shares, and the counts made through
+    this `Length`. Each call resolves its own, so nothing carries over between calls.
     """
 
     name: str
