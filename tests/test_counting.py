@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from chunking.counting import TokenCounter, TokenMemo, first_seam, last_seam
 from chunking.segment import split_paragraphs, split_sentences
-from chunking.tokens import count_tokens
+from chunking import tokens
+from chunking.tokens import count_tokens, get_encoding, split_at_seams
 
 # Pieces chosen to stress cl100k's pre-tokenizer: contractions, digit runs, whitespace runs
 # before letters, punctuation followed by newlines, letters in several scripts, emoji, marks.
@@ -78,3 +79,28 @@ def test_seams_are_spaces_before_letters_inside_the_span():
 def test_a_text_without_seams_is_simply_encoded():
     text = "漢字。ひらがな。" * 50
     assert TokenCounter(text).count(3, len(text) - 2) == count_tokens(text[3:-2])
+
+
+@given(texts, st.integers(1, 6))
+@settings(max_examples=400, deadline=None, derandomize=True)
+def test_text_cut_at_seams_encodes_to_the_same_ids_part_by_part(text, parts):
+    pieces = split_at_seams(text, parts)
+    assert "".join(pieces) == text and 1 <= len(pieces) <= max(parts, 1)
+    for piece in pieces[1:]:
+        assert piece[0] == " " and piece[1].isalpha()
+    ids = [i for piece in pieces for i in get_encoding().encode_ordinary(piece)]
+    assert ids == get_encoding().encode_ordinary(text)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_encode_on_threads_gives_the_ids_of_one_call(corpus, monkeypatch, threads):
+    monkeypatch.setattr(tokens, "PART_CHARS", 500)
+    monkeypatch.setattr(tokens, "THREADS", threads)
+    text = "\n\n".join(corpus.values()) + " 漢字" * 400 + " ²x ½y" * 300  # seams, then long stretches without
+    assert len(split_at_seams(text, threads)) == threads
+    assert tokens.encode(text).tolist() == get_encoding().encode_ordinary(text)
+
+
+def test_text_without_seams_is_not_cut():
+    assert split_at_seams("漢字。" * 5000, 4) == ["漢字。" * 5000]
+    assert split_at_seams(" ²" * 5000 + " a", 2) == [" ²" * 5000 + " a"]  # a numeral is not a letter
