@@ -4,10 +4,11 @@
    of characters ("MB" below); each copy after the first has some words swapped (`vary`), so a chunker
    that memoises by content does not find every later sentence in its cache.
 2. Speed: the median of `--repeat` runs in this one process, after a warm-up call, of tiktoken's encode
-   (the floor: on one thread, and on the `THREADS` threads `chunking` encodes long texts on), every structural strategy of `chunking`, and the peers of the `bench` extra when
-   installed, on the same text with the same settings (cl100k tokens, overlap 0, offsets asked for
-   where a peer offers them). Each run gets a freshly built splitter, so no memo cache carries over;
-   a case's sizes take turns within each round, so a change in the machine's load hits them alike.
+   (the floor: on one thread, and on the threads `chunking` encodes long texts on), every structural
+   strategy of `chunking`, and the peers of the `bench` extra when installed, on the same text with
+   the same settings (cl100k tokens, overlap 0, offsets asked for where a peer offers them). Each run
+   gets a freshly built splitter, so no memo cache carries over; a case's sizes take turns within
+   each round, so a change in the machine's load hits them alike.
 3. Checks, outside the timing, on every output: offsets true (`text[start:end] == chunk`, from the
    chunker's own offsets, else a forward `find`) and the size bound (cl100k tokens or characters).
 4. Memory: each case once more at the first size, in a fresh subprocess: the larger of the RSS growth

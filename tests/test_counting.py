@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chunking import tokens
 from chunking.counting import TokenCounter, TokenMemo, first_seam, last_seam
 from chunking.segment import split_paragraphs, split_sentences
-from chunking import tokens
 from chunking.tokens import count_tokens, get_encoding, split_at_seams
 
 # Pieces chosen to stress cl100k's pre-tokenizer: contractions, digit runs, whitespace runs
