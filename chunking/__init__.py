@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from chunking import contextual, fixed, markdown, paragraph, parent_child, recursive, semantic, sentence, sliding
 from chunking.tokens import count_tokens, get_encoding
-from chunking.types import Chunk, check_chunks
+from chunking.types import Chunk, check_chunks, collector_paused
 
 __all__ = ["STRATEGIES", "Chunk", "check_chunks", "chunk", "count_tokens", "get_encoding"]
 __version__ = "0.1.0"
@@ -37,6 +37,7 @@ def chunk(text: str, strategy: str = "recursive", **options) -> list[Chunk]:
 
     Shared options: `chunk_size`, `chunk_overlap` (int in the unit, or a float fraction),
     `unit` ("tokens" of cl100k_base, "characters", or a callable `str -> int`), `doc_id`.
+    The garbage collector is paused while the strategy runs (see `collector_paused`).
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {sorted(STRATEGIES)}, got {strategy!r}")
@@ -47,4 +48,5 @@ def chunk(text: str, strategy: str = "recursive", **options) -> list[Chunk]:
     unknown = sorted(set(options) - set(accepted))
     if unknown and not takes_any:
         raise TypeError(f"{strategy!r} got unknown option(s) {unknown}; its options are {accepted}")
-    return function(text, **options)
+    with collector_paused():
+        return function(text, **options)

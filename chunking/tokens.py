@@ -12,8 +12,8 @@
 4. `token_byte_offsets` gives each token's byte boundaries without decoding, so token
    windows can be mapped back to exact character offsets (never cutting a character).
 5. `encode` cuts a long text at seams (a space before a letter: no cl100k token crosses one,
-   see `chunking.counting`) and encodes the parts on `THREADS` threads — tiktoken releases
-   the GIL, and the ids are exactly those of one `encode_ordinary` call.
+   see `chunking.counting`) and encodes the parts on `THREADS` threads (`map_parts`) —
+   tiktoken releases the GIL, and the ids are exactly those of one `encode_ordinary` call.
 
 Nothing here loads a file or model on import. Taught in notebooks 00 and 01.
 """
@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Union
+from typing import TypeVar, Union
 
 import numpy as np
 import tiktoken
@@ -37,8 +37,9 @@ UNITS = ("tokens", "characters", "sentences")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SPACE_BEFORE_WORD = re.compile(r" (?=[^\W\d_])")  # then checked with str.isalpha
 THREADS = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
-PART_CHARS = 1 << 16  # a text is cut into parts of at least this many characters, one per thread
+PART_CHARS = 1 << 16  # long texts are encoded in parts of about this many characters (`map_parts`)
 Unit = Union[str, Callable[[str], int]]  # noqa: UP007 (a runtime alias on 3.10)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -88,29 +89,39 @@ def count_tokens(text: str) -> int:
 def encode(text: str) -> np.ndarray:
     """cl100k_base token ids of `text` as a uint32 array (same ids as `encode_ordinary`).
 
-    A text of two `PART_CHARS` or more is cut at seams into one part per thread (`THREADS`:
-    set it to 1 for one thread) and the parts are encoded in parallel, 1.5x faster on two cores.
+    A long text is encoded part by part on `THREADS` threads: see `map_parts`.
     """
-    parts = split_at_seams(text, min(THREADS, len(text) // PART_CHARS))
-    if len(parts) == 1:
-        return _encode_one(text)
-    with ThreadPoolExecutor(len(parts)) as pool:
-        return np.concatenate(list(pool.map(_encode_one, parts)))
+    parts = map_parts(_encode_one, text)
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
-def split_at_seams(text: str, parts: int) -> list[str]:
-    """`text` cut into at most `parts` pieces of about equal length, each cut just before a seam.
+def map_parts(function: Callable[[str], T], text: str) -> list[T]:
+    """`function` of each part of `text`, in order, computed on `THREADS` threads.
 
-    A seam is a space followed by a letter; text with none near a cut (CJK, one long word) is
-    cut in fewer places. Encoding the pieces separately gives the same ids as the whole.
+    The parts are about `PART_CHARS` long, each cut just before a seam (a space followed by a
+    letter), which no cl100k token crosses: encoding the parts gives exactly the ids of the
+    whole. tiktoken releases the GIL, so two cores encode about 1.5x faster; only the parts
+    being encoded are copied out of `text` at any time. Set `THREADS = 1` for one thread.
+    """
+    cuts = seam_cuts(text, len(text) // PART_CHARS)
+    if THREADS == 1 or len(cuts) == 2:
+        return [function(text)]
+    with ThreadPoolExecutor(THREADS) as pool:
+        return list(pool.map(lambda start, end: function(text[start:end]), cuts, cuts[1:]))
+
+
+def seam_cuts(text: str, parts: int) -> list[int]:
+    """Offsets cutting `text` into at most `parts` pieces of about equal length, from 0 to its end.
+
+    Each cut is just before a seam (a space followed by a letter); text with none near a cut
+    (CJK, one long word) is cut in fewer places.
     """
     cuts = [0]
     for k in range(1, parts):
         seam = _next_seam(text, max(cuts[-1] + 1, len(text) * k // parts))
         if seam is not None:
             cuts.append(seam)
-    cuts.append(len(text))
-    return [text[a:b] for a, b in zip(cuts, cuts[1:])]
+    return [*cuts, len(text)]
 
 
 def _next_seam(text: str, at: int, window: int = 4096) -> int | None:
@@ -127,9 +138,7 @@ def _encode_one(text: str) -> np.ndarray:
 
 def token_byte_offsets(ids: np.ndarray, dtype: type = np.int64) -> np.ndarray:
     """Byte offset of every token boundary: `len(ids) + 1` values from 0 to the UTF-8 length."""
-    offsets = np.zeros(len(ids) + 1, dtype=dtype)
-    np.cumsum(_token_byte_lengths()[ids], out=offsets[1:], dtype=dtype)
-    return offsets
+    return _running_total(_token_byte_lengths()[ids], dtype)
 
 
 def token_boundaries(text: str, data: bytes | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -140,7 +149,9 @@ def token_boundaries(text: str, data: bytes | None = None) -> tuple[np.ndarray, 
     below 512M characters (int64 beyond): the arrays cost a few bytes per character.
     """
     offset = np.int32 if len(text) < 2**29 else np.int64  # 4 bytes a character at most: no overflow
-    bounds = token_byte_offsets(encode(text), offset)
+    # each part's ids become byte lengths (1 byte a token) on its thread, so no copy of all ids is kept
+    lengths = map_parts(lambda part: _token_byte_lengths()[_encode_one(part)], text)
+    bounds = _running_total(np.concatenate(lengths), offset)
     if text.isascii():  # bytes are characters
         return bounds, bounds, np.ones(len(bounds), dtype=bool)
     data = np.frombuffer(text.encode("utf-8") if data is None else data, dtype=np.uint8)
@@ -239,6 +250,13 @@ def check_flag(name: str, value: object) -> bool:
 def count_tokens_many(texts: list[str]) -> list[int]:
     """Token counts of many texts, encoded on `THREADS` threads."""
     return [len(ids) for ids in get_encoding().encode_ordinary_batch(texts, num_threads=THREADS)]
+
+
+def _running_total(lengths: np.ndarray, dtype: type) -> np.ndarray:
+    """0 and then the cumulative sums of `lengths`, in `dtype`."""
+    total = np.zeros(len(lengths) + 1, dtype=dtype)
+    np.cumsum(lengths, out=total[1:], dtype=dtype)
+    return total
 
 
 @functools.cache

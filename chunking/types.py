@@ -9,6 +9,7 @@
    the same vector-store point, so indexing is idempotent. Nothing here is random.
 4. `make_chunks` turns a strategy's spans into chunks; `check_chunks` verifies offsets,
    order, indices, emptiness, coverage and (optionally) the size bound.
+5. `collector_paused` holds off Python's cyclic garbage collector while a chunker allocates.
 
 It does not store embeddings or scores; those belong to the store and evaluation layers.
 Taught in notebook 00.
@@ -16,8 +17,10 @@ Taught in notebook 00.
 
 from __future__ import annotations
 
+import gc
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
@@ -102,6 +105,23 @@ def make_chunks(
             )
         )
     return chunks
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for a bulk allocation (spans, chunks, parse trees).
+
+    A chunker allocates many small objects that form no cycles and mostly live on. The collector
+    would rescan them, and every other object in the process, again and again as the pile grows:
+    10 MB chunked about 10% slower per MB than 1 MB in a process with big libraries loaded.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def check_chunks(

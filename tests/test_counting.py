@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from chunking import tokens
 from chunking.counting import TokenCounter, TokenMemo, first_seam, last_seam
 from chunking.segment import split_paragraphs, split_sentences
-from chunking.tokens import count_tokens, get_encoding, split_at_seams
+from chunking.tokens import count_tokens, get_encoding, seam_cuts
 
 # Pieces chosen to stress cl100k's pre-tokenizer: contractions, digit runs, whitespace runs
 # before letters, punctuation followed by newlines, letters in several scripts, emoji, marks.
@@ -81,6 +82,11 @@ def test_a_text_without_seams_is_simply_encoded():
     assert TokenCounter(text).count(3, len(text) - 2) == count_tokens(text[3:-2])
 
 
+def split_at_seams(text: str, parts: int) -> list[str]:
+    cuts = seam_cuts(text, parts)
+    return [text[a:b] for a, b in zip(cuts, cuts[1:])]
+
+
 @given(texts, st.integers(1, 6))
 @settings(max_examples=400, deadline=None, derandomize=True)
 def test_text_cut_at_seams_encodes_to_the_same_ids_part_by_part(text, parts):
@@ -93,12 +99,14 @@ def test_text_cut_at_seams_encodes_to_the_same_ids_part_by_part(text, parts):
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
-def test_encode_on_threads_gives_the_ids_of_one_call(corpus, monkeypatch, threads):
+def test_encode_and_boundaries_in_parts_on_threads_match_one_call(corpus, monkeypatch, threads):
     monkeypatch.setattr(tokens, "PART_CHARS", 500)
     monkeypatch.setattr(tokens, "THREADS", threads)
     text = "\n\n".join(corpus.values()) + " 漢字" * 400 + " ²x ½y" * 300  # seams, then long stretches without
-    assert len(split_at_seams(text, threads)) == threads
-    assert tokens.encode(text).tolist() == get_encoding().encode_ordinary(text)
+    assert len(seam_cuts(text, len(text) // 500)) > 50
+    ids = get_encoding().encode_ordinary(text)
+    assert tokens.encode(text).tolist() == ids
+    assert tokens.token_boundaries(text)[0].tolist() == tokens.token_byte_offsets(np.array(ids)).tolist()
 
 
 def test_text_without_seams_is_not_cut():
