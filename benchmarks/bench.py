@@ -806,7 +806,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--text", type=Path, help="a UTF-8 file to repeat instead of the bundled documents")
     parser.add_argument("--exact-copies", action="store_true", help="repeat the text unvaried (flatters memoising)")
     parser.add_argument("--semantic-kb", type=float, default=150, help="thousands of characters for semantic (0: skip)")
-    parser.add_argument("--batch-sizes", default="8,32", help="embedding batch sizes to time")
+    parser.add_argument("--batch-sizes", default="8,16,32", help="embedding batch sizes to time")
     parser.add_argument("--torch-threads", type=int, default=0, help="torch threads for MiniLM (0: torch's default)")
     parser.add_argument("--no-peers", dest="peers", action="store_false", help="only the floor and chunking")
     parser.add_argument("--no-memory", dest="memory", action="store_false", help="skip the memory subprocesses")

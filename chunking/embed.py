@@ -29,7 +29,7 @@ import numpy as np
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 CACHE_ENV = "CHUNKING_CACHE"
 CACHE_DIR_ENV = "CHUNKING_CACHE_DIR"
-BATCH_SIZE = 32
+BATCH_SIZE = 8  # texts per forward pass: fastest for chunk-length texts on CPU (docs/benchmarks.md)
 
 
 def default_model_path() -> Path:
