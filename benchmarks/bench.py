@@ -642,11 +642,11 @@ a freshly built splitter. Every output is checked outside the timing: **offsets 
 forward search), **size bound** that no chunk exceeds its size (cl100k tokens or characters; the
 largest seen in brackets).
 
-- Threads: `chunking` encodes a long text once, cut at seams (a space before a letter, which no
-  cl100k token crosses) into one part per core, on threads: tiktoken releases the GIL, so the ids
-  are exactly those of one call at about two thirds of the time on two cores. The floor is shown
-  both ways: on one thread (the yardstick of issue 6's targets) and on the threads `chunking`
-  uses. The peers, called as below, count tokens on one thread.
+- Threads: `chunking` encodes a long text once, in parts of about 32k characters cut at seams (a
+  space before a letter, which no cl100k token crosses), on one thread per core: tiktoken releases
+  the GIL, so the ids are exactly those of one call at about two thirds of the time on two cores.
+  The floor is shown both ways: on one thread (the yardstick of issue 6's targets) and on the
+  threads and parts `chunking` uses. The peers, called as below, count tokens on one thread.
 - Peak extra memory: {memory}.
 - Command: `{command}` (`make bench` installs the peers and runs it)
 - Text: {text}

@@ -37,7 +37,7 @@ UNITS = ("tokens", "characters", "sentences")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SPACE_BEFORE_WORD = re.compile(r" (?=[^\W\d_])")  # then checked with str.isalpha
 THREADS = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
-PART_CHARS = 1 << 16  # long texts are encoded in parts of about this many characters (`map_parts`)
+PART_CHARS = 1 << 15  # long texts are encoded in parts of about this many characters (`map_parts`)
 Unit = Union[str, Callable[[str], int]]  # noqa: UP007 (a runtime alias on 3.10)
 T = TypeVar("T")
 
