@@ -106,6 +106,7 @@ def map_parts(function: Callable[[str], T], text: str) -> list[T]:
     cuts = seam_cuts(text, len(text) // PART_CHARS)
     if THREADS == 1 or len(cuts) == 2:
         return [function(text)]
+    get_encoding()  # built (once, ~1 s) before the threads ask for it
     with ThreadPoolExecutor(THREADS) as pool:
         return list(pool.map(lambda start, end: function(text[start:end]), cuts, cuts[1:]))
 
