@@ -99,7 +99,6 @@ def test_bad_k_is_rejected(client, indexed):
         store.search(client, "c", vectors(1)[0], k=0)
 
 
-@pytest.mark.filterwarnings("ignore::UserWarning")
 def test_unreachable_url_fails_fast_naming_it(monkeypatch):
     monkeypatch.setenv("QDRANT_URL", "http://127.0.0.1:9")
     with pytest.raises(ConnectionError, match="127.0.0.1:9"):
