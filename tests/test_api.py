@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 
 import pytest
 
@@ -107,3 +108,23 @@ def test_each_strategy_module_is_importable_on_its_own():
     from chunking import sentence
 
     assert sentence.chunk(TEXT)[0].strategy == "sentence"
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_garbage_collector_is_paused_during_a_call_and_restored_after(enabled):
+    seen = []
+
+    def unit(text: str) -> int:
+        seen.append(gc.isenabled())
+        return len(text)
+
+    (gc.enable if enabled else gc.disable)()
+    try:
+        chunk(TEXT, "recursive", chunk_size=12, unit=unit)
+        assert seen and not any(seen)
+        assert gc.isenabled() is enabled
+        with pytest.raises(ZeroDivisionError):
+            chunk(TEXT, "recursive", chunk_size=12, unit=lambda text: 1 // 0)
+        assert gc.isenabled() is enabled  # restored after an error too
+    finally:
+        gc.enable()
