@@ -68,14 +68,15 @@ class TokenCounter:
 
 
 class TokenMemo:
-    """What one chunking call learns about its text's tokens: one region counter, edge-word counts.
+    """What one chunking call learns about its text's tokens: region counters, edge-word counts.
 
     `resolve_unit("tokens")` makes a fresh one, so nothing carries over between calls.
     """
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
-        self._counter: TokenCounter | None = None
+        self._text: str | None = None
+        self._counters: dict[tuple[int, int], TokenCounter] = {}
 
     def count(self, text: str) -> int:
         """`count_tokens(text)`, encoded once per distinct text."""
@@ -84,11 +85,15 @@ class TokenMemo:
             n = self.counts[text] = count_tokens(text)
         return n
 
-    def counter(self, text: str) -> TokenCounter:
-        """A `TokenCounter` over all of `text`, made on first use and kept for later levels."""
-        if self._counter is None or self._counter.text is not text:
-            self._counter = TokenCounter(text, encoded=self.count)
-        return self._counter
+    def counter(self, text: str, start: int = 0, end: int | None = None) -> TokenCounter:
+        """A `TokenCounter` over `text[start:end]` (all of it by default), made on first use and
+        kept for later levels and later calls on the same region of the same text."""
+        if self._text is not text:
+            self._text, self._counters = text, {}
+        region = (start, len(text) if end is None else end)
+        if region not in self._counters:
+            self._counters[region] = TokenCounter(text, *region, encoded=self.count)
+        return self._counters[region]
 
 
 def first_seam(text: str, start: int, end: int) -> int | None:

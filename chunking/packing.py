@@ -22,7 +22,7 @@ from collections.abc import Callable
 from itertools import accumulate
 
 from chunking.segment import Span
-from chunking.tokens import Length, count_tokens_in_spans
+from chunking.tokens import Length
 
 Splitter = Callable[[Span], list[Span]]
 EXACT = ("characters", "sentences")  # units whose estimate is the true length
@@ -44,13 +44,17 @@ def pack(
 
 
 def estimate_lengths(text: str, pieces: list[Span], length: Length) -> list[int]:
-    """Each piece's length in the unit: exact, or (tokens) estimated from the whole text."""
+    """Each piece's length in the unit: exact, or (tokens) estimated from one encoding of the
+    region the pieces cover, kept in `length.memo` for later calls on the same region."""
     if length.name == "characters":
         return [e - s for s, e in pieces]
     if length.name == "sentences":
         return [1] * len(pieces)
     if length.name == "tokens":
-        return count_tokens_in_spans(text, pieces)
+        if not pieces:
+            return []
+        region = length.memo.counter(text, min(s for s, _ in pieces), max(e for _, e in pieces))
+        return region.estimate(pieces)  # as `count_tokens_in_spans`, without encoding the region again
     return length.many([text[s:e] for s, e in pieces])
 
 
