@@ -10,7 +10,8 @@ second pass over the text (and more when a chunk is re-tried). The fact that sav
    recursive split). A span's count is the region's tokens between the span's first and last
    seam, plus its first and last word encoded alone — nothing to encode when the span starts
    and ends at seams or at the region's edges. `estimate` gives many spans at once the tokens
-   that end inside them: close, and what packing grows chunks by before settling exactly.
+   that end inside them (or in the gap after them): close, and what packing grows chunks by
+   before settling exactly.
 3. `TokenMemo` keeps, for one chunking call, that region counter and every edge word it has
    encoded (the same few words recur: " The", " and").
 Text with no seams (CJK, one long word) is simply encoded. `count` equals
@@ -40,9 +41,16 @@ class TokenCounter:
         self.chars = chars + start if start else chars  # every token boundary, as an offset of `text`
 
     def estimate(self, spans: Sequence[Span]) -> list[int]:
-        """For each span, the region's tokens that end inside it (off by a token or so at its edges)."""
+        """For each span (in order), the region's tokens that end inside it or in the gap before the
+        next span: every token is counted once, so a run of spans is off by a token or so at its edges.
+
+        A token can end in a gap: cl100k has `".\n\n"` and `"-\n"`. Counted nowhere, text made of
+        such tokens would estimate at zero, and packing would settle every chunk from far too long.
+        """
         edges = np.asarray(spans, dtype=self.chars.dtype).reshape(-1, 2)  # one dtype: see `_boundary`
-        ends = np.searchsorted(self.chars, edges[:, 1], side="right")
+        upper = edges[:, 1].copy()
+        upper[:-1] = np.maximum(upper[:-1], edges[1:, 0])
+        ends = np.searchsorted(self.chars, upper, side="right")
         return (ends - np.searchsorted(self.chars, edges[:, 0], side="right")).tolist()
 
     def count(self, start: int, end: int) -> int:

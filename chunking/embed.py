@@ -5,13 +5,16 @@
    loaded once per process, on first use, never on import.
 2. `Embedder.embed` sorts texts by length and embeds them in batches (less padding), giving
    L2-normalised float32 vectors in the input order.
-3. An on-disk cache (SQLite) keyed by model and sha256 of the text means re-running a notebook or
-   the demo embeds nothing twice. `cache=False`, or `CHUNKING_CACHE=off`, turns it off.
+3. An on-disk cache (SQLite) keyed by the embedder's `identity` and sha256 of the text means
+   re-running a notebook or the demo embeds nothing twice. A model's identity holds a sha256 of
+   every file in its folder, the backend and the normalisation, so new weights never meet old
+   vectors; a callable is cached only under a `name` you give (and change when it changes).
+   `cache=False`, or `CHUNKING_CACHE=off`, turns it off.
 4. `count_pieces` counts texts in the model's own word-pieces ([CLS] and [SEP] included).
    MiniLM reads at most 256 of them and silently drops the rest: `truncated` shows which
    chunks lose their tail.
 
-Any callable `list[str] -> array` can stand in for the model (then piece counts are unknown).
+Any callable `list[str] -> array` of shape (n, dim) can stand in for the model (then piece counts are unknown).
 Taught in notebook 00; late chunking (token embeddings) builds on `load_model`.
 """
 
@@ -30,6 +33,7 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2"
 CACHE_ENV = "CHUNKING_CACHE"
 CACHE_DIR_ENV = "CHUNKING_CACHE_DIR"
 BATCH_SIZE = 8  # texts per forward pass: fastest for chunk-length texts on CPU (docs/benchmarks.md)
+BACKEND = "torch"  # how the model runs; part of every model's identity (and so of its cache keys)
 
 
 def default_model_path() -> Path:
@@ -56,28 +60,49 @@ def load_model(path: str | None = None):
 
 
 class Embedder:
-    """Embed texts with a local model or a callable; vectors are cached on disk by text hash."""
+    """Embed texts with a local model or a callable; vectors are cached on disk by text hash.
+
+    A callable is cached only when given a `name`: the name is your promise that the function
+    gives the same vectors for the same text, so change it ("my-model@2") when the function
+    changes. Without one, a callable's vectors are computed every time — two lambdas, or a
+    function edited between runs, would otherwise share vectors on disk.
+    """
 
     def __init__(
         self,
         model: str | Path | Callable[[list[str]], np.ndarray] | None = None,
         *,
+        name: str | None = None,
         batch_size: int = BATCH_SIZE,
         cache: bool | str | Path = True,
     ) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
             raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise ValueError(f"name must be a non-empty str or None, got {name!r}")
         self.batch_size = batch_size
         self._model_arg = model
         if model is None:
-            self.name = DEFAULT_MODEL
+            self.name = name or DEFAULT_MODEL
         elif isinstance(model, (str, Path)):
-            self.name = str(Path(model).resolve())
+            self.name = name or str(Path(model).resolve())
         elif callable(model):
-            self.name = getattr(model, "__name__", type(model).__name__)
+            self.name = name or getattr(model, "__name__", type(model).__name__)
         else:
             raise TypeError(f"model must be None, a folder path or a callable, got {model!r:.60}")
-        self._cache = _open_cache(cache) if _cache_enabled(cache) else None
+        self._cache = _open_cache(cache) if _cache_enabled(cache) and (name or not callable(model)) else None
+
+    @functools.cached_property
+    def identity(self) -> str:
+        """What the cache keys its vectors by: everything that changes the vectors.
+
+        A model: its name, a sha256 of every file in its folder, the backend and the normalisation.
+        A callable: the `name` given for it (a callable without one is never cached).
+        """
+        if self.model is None:
+            return f"callable:{self.name}|normalized"
+        folder = default_model_path() if self._model_arg is None else Path(self._model_arg)
+        return f"{self.name}|sha256:{folder_fingerprint(str(folder.resolve()))[:16]}|{BACKEND}|normalized"
 
     @functools.cached_property
     def model(self):
@@ -116,7 +141,7 @@ class Embedder:
         if self.model is not None:
             dimension = getattr(self.model, "get_embedding_dimension", None)
             return int((dimension or self.model.get_sentence_embedding_dimension)())
-        return int(np.asarray(self._model_arg(["dimension probe"])).shape[1])
+        return int(_checked_vectors(self._model_arg(["dimension probe"]), 1, self.name).shape[1])
 
     def count_pieces(self, texts: Sequence[str]) -> list[int] | None:
         """Length of each text in the model's word-pieces, special tokens included."""
@@ -147,9 +172,7 @@ class Embedder:
 
     def _compute(self, texts: list[str]) -> np.ndarray:
         if self.model is None:
-            vectors = np.asarray(self._model_arg(texts), dtype=np.float32)
-            if vectors.shape[0] != len(texts):
-                raise ValueError(f"embedding callable returned {vectors.shape[0]} vectors for {len(texts)} texts")
+            vectors = _checked_vectors(self._model_arg(texts), len(texts), self.name)
             return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         return self.model.encode(
             texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
@@ -157,7 +180,7 @@ class Embedder:
         ).astype(np.float32)
 
     def _key(self, text: str) -> str:
-        return hashlib.sha256(f"{self.name}\x00{text}".encode()).hexdigest()
+        return hashlib.sha256(f"{self.identity}\x00{text}".encode()).hexdigest()
 
 
 @functools.cache
@@ -204,6 +227,32 @@ def _cache_enabled(cache: bool | str | Path) -> bool:
 def _open_cache(cache: bool | str | Path) -> _Cache:
     folder = default_cache_dir() if cache is True else Path(cache)
     return _Cache(folder / "embeddings.sqlite")
+
+
+@functools.cache
+def folder_fingerprint(folder: str) -> str:
+    """sha256 over the relative path and bytes of every file in a model folder (~0.1 s for MiniLM)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
+        digest.update(f"{path.relative_to(folder).as_posix()}\x00{path.stat().st_size}\x00".encode())
+        with path.open("rb") as file:
+            for block in iter(lambda: file.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def _checked_vectors(result: object, count: int, name: str) -> np.ndarray:
+    """A callable's output as float32 of shape (count, dim), or a ValueError saying what it returned."""
+    try:
+        vectors = np.asarray(result, dtype=np.float32)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"embedding callable {name!r} must return numbers of shape (texts, dim): {error}") from None
+    if vectors.ndim != 2 or vectors.shape[0] != count or vectors.shape[1] == 0:
+        raise ValueError(f"embedding callable {name!r} must return shape ({count}, dim) for {count} texts, "
+                         f"got shape {vectors.shape}")
+    if not np.isfinite(vectors).all():
+        raise ValueError(f"embedding callable {name!r} returned a NaN or infinite value")
+    return vectors
 
 
 def _check_texts(texts: Sequence[str]) -> list[str]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from chunking.counting import TokenCounter
+from chunking.packing import last_fitting
 from chunking.segment import Span
 from chunking.tokens import Length, Unit, check_flag, check_text, resolve_sizes, resolve_unit
 from chunking.types import Chunk, make_chunks
@@ -85,8 +86,15 @@ def _token_windows(
     # A cut text can re-encode to a token more than it had in context: check each window exactly.
     fits = lambda i, j: counter.count(chars[i], chars[j]) <= size  # noqa: E731
     word_start = _word_starts(text[start:end].encode("utf-8"), counter.bytes) if word_safe else None
-    windows = _plan(len(chars) - 1, size, overlap, counter.aligned, word_start, fits)
-    return [(int(chars[i]), int(chars[j])) for i, j in windows]
+    spans = []
+    for i, j in _plan(len(chars) - 1, size, overlap, counter.aligned, word_start, fits):
+        # `_plan` verified every window but one token, or one character's tokens, which is all it can
+        # cut at; cut out alone, that can need more (ज्ञान: "ान" is one token in context, two alone)
+        if (j - i == 1 or not counter.aligned[i + 1]) and not fits(i, j):
+            spans += _code_point_windows(text, int(chars[i]), int(chars[j]), counter.count, size)
+        else:
+            spans.append((int(chars[i]), int(chars[j])))
+    return spans
 
 
 def _plan(n, size, overlap, aligned, word_start, fits=None) -> list[tuple[int, int]]:
@@ -118,17 +126,48 @@ def _plan(n, size, overlap, aligned, word_start, fits=None) -> list[tuple[int, i
 def _measured_windows(
     text: str, start: int, end: int, length: Length, size: int, overlap: int, word_safe: bool
 ) -> list[Span]:
-    """Windows for any length callable: binary-search the longest prefix that fits."""
-    spans = []
+    """Windows for any length callable: the longest prefix that fits, by doubling then halving.
+
+    The unit reads O(log w) prefixes of about a window's length w each, not the rest of the text.
+    Nothing assumes it grows with the text (WordPiece reads a 101-character word as one `[UNK]`):
+    every window is one seen to fit, and a window that would end before the previous one did
+    (its overlap measured longer than it was) starts where the previous one ended instead.
+    """
+    spans: list[Span] = []
     pos = start
     while pos < end:
-        stop = _longest_fit(lambda e, a=pos: length(text[a:e]) <= size, pos + 1, end)
+        stop = _measured_end(text, pos, end, length, size)
+        if spans and stop <= spans[-1][1]:
+            pos = spans[-1][1]
+            stop = _measured_end(text, pos, end, length, size)
         spans.append((pos, stop))
         if stop == end:
             break
-        fits_overlap = lambda n, b=stop: length(text[b - n : b]) <= overlap  # noqa: E731
-        back = _longest_fit(fits_overlap, 0, stop - pos - 1) if overlap else 0
+        back = last_fitting(lambda k, b=stop: length(text[b - k : b]) <= overlap, 0, stop - pos - 1) if overlap else 0
         pos = _next_start(text, stop - back, stop, word_safe)
+    return spans
+
+
+def _measured_end(text: str, pos: int, end: int, length: Length, size: int) -> int:
+    """Where the window from `pos` ends: the longest prefix seen to fit (one code point at least)."""
+    fits = lambda e: length(text[pos:e]) <= size  # noqa: E731
+    return last_fitting(fits, pos + 1, end) if fits(pos + 1) else pos + 1
+
+
+def _code_point_windows(text: str, start: int, end: int, count, size: int) -> list[Span]:
+    """Cut the few characters of `text[start:end]` by code points, each window as long as fits
+    (`count(a, b)` measures `text[a:b]`).
+
+    Only for what token boundaries cannot cut (a token or one character: 128 bytes at most), so
+    the quadratic scan stays small. A code point that alone needs more than `size` is a window.
+    """
+    spans = []
+    while start < end:
+        stop = start + 1
+        while stop < end and count(start, stop + 1) <= size:
+            stop += 1
+        spans.append((start, stop))
+        start = stop
     return spans
 
 
@@ -138,19 +177,6 @@ def _next_start(text: str, candidate: int, stop: int, word_safe: bool) -> int:
         while candidate < stop and not (text[candidate - 1].isspace() and not text[candidate].isspace()):
             candidate += 1
     return candidate
-
-
-def _longest_fit(fits, low: int, high: int) -> int:
-    """Largest x in [low, high] with fits(x), assuming fits is monotone; `low` if none fit."""
-    if fits(high):
-        return high
-    while low < high:
-        mid = (low + high + 1) // 2
-        if fits(mid):
-            low = mid
-        else:
-            high = mid - 1
-    return low
 
 
 def _word_starts(data: bytes, bounds: np.ndarray) -> np.ndarray:

@@ -3,10 +3,10 @@
 1. `read_text` reads a file as strict UTF-8 with `newline=""`: CRLF and lone CR stay as they are
    (a BOM stays as U+FEFF), so for .txt and .md an offset into the text is an offset into the file
    as decoded.
-2. `html_to_text` walks the HTML with the standard library's parser (not regexes): it drops
-   script, style, head, template and noscript; turns block elements into line or blank-line breaks,
-   table cells into `a | b | c` rows, list items into `- ` lines and headings into `# ` lines the
-   markdown strategy can use; decodes entities; collapses spaces except inside `<pre>`.
+2. `html_to_text` (`chunking.html_text`: a tokenizer linear on any markup) drops script, style,
+   head, template and noscript; turns block elements into line or blank-line breaks, table cells
+   into `a | b | c` rows, list items into `- ` lines and headings into `# ` lines the markdown
+   strategy can use; decodes entities; collapses spaces except inside `<pre>`.
 3. `pdf_to_text` takes pypdf's text extraction page by page, pages joined by a blank line.
 4. `load_document` picks the reader by suffix and returns a `Document` (id, text, title, kind);
    `load_corpus` loads every supported, non-hidden file of one folder, sorted by name.
@@ -21,27 +21,15 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from pathlib import Path
+
+from chunking.html_text import html_to_text
 
 SUPPORTED = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf")
 KINDS = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
          ".pdf": "pdf"}
 TITLE_CHARS = 100  # a first line used as a title is cut here (an essay's first line is a paragraph)
 PREVIEW_CHARS = 40
-
-SKIPPED = {"script", "style", "head", "template", "noscript"}
-HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-# Newlines wanted around each block element: 2 is a blank line, 1 a line break.
-BREAKS = {
-    **dict.fromkeys(HEADINGS, 2),
-    **dict.fromkeys(("p", "table", "section", "article", "nav", "header", "footer", "pre", "blockquote",
-                     "ul", "ol", "dl", "hr", "main", "aside", "figure", "form", "details"), 2),
-    **dict.fromkeys(("div", "li", "tr", "br", "dt", "dd", "caption", "summary", "figcaption"), 1),
-}
-CELLS = ("td", "th")
-CELL_SEPARATOR = " | "
-HTML_SPACE = re.compile(r"[ \t\n\r\f]+")  # HTML's own whitespace: U+00A0 (&nbsp;) is text, not space
 
 
 @dataclass(frozen=True)
@@ -119,20 +107,6 @@ def read_text(path: str | os.PathLike) -> str:
         ) from None
 
 
-def html_to_text(html: str) -> tuple[str, str]:
-    """(text, title) of an HTML page: readable text with markdown-style headings, and its `<title>`.
-
-    >>> html_to_text("<title>T</title><h1>Fares</h1><p>Adults &euro;49,<br>children   free.</p>")
-    ('# Fares\\n\\nAdults €49,\\nchildren free.', 'T')
-    """
-    if not isinstance(html, str):
-        raise TypeError(f"html must be a str, got {type(html).__name__}")
-    parser = _HtmlText()
-    parser.feed(html)
-    parser.close()
-    return parser.text(), parser.title()
-
-
 def pdf_to_text(path: str | os.PathLike) -> str:
     """The text pypdf extracts from each page, pages joined by a blank line ("\\n\\n")."""
     return _read_pdf(Path(path))[0]
@@ -173,114 +147,3 @@ def _first_heading(text: str) -> str:
 def _first_line(text: str) -> str:
     line = next((line.strip() for line in text.splitlines() if line.strip()), "")
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
-
-
-class _HtmlText(HTMLParser):
-    """Collects text block by block: inline text waits in `line` until a block boundary flushes it."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.blocks: list[str] = []  # finished text, breaks included
-        self.line: list[str] = []  # inline text of the block being read, spaces not yet collapsed
-        self.breaks = 0  # newlines owed before the next text
-        self.skipping: list[str] = []  # open script/style/head/... elements
-        self.pre: list[str] | None = None  # raw text of the open <pre>, else None
-        self.prefix = ""  # "## " for a heading, "- " for a list item
-        self.lists: list[int] = []  # per open list: 0 for <ul>, else the next <ol> number
-        self.cells = 0  # cells seen in the current table row
-        self.title_parts: list[str] | None = None  # text of <title> while inside it
-        self.titles: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list) -> None:
-        if tag == "body" and "head" in self.skipping:
-            self.skipping.clear()  # </head> is optional: the body ends the head
-        if tag == "title":
-            self.title_parts = []
-        if tag in SKIPPED:
-            self.skipping.append(tag)
-        if self.skipping or self.pre is not None:
-            return
-        if tag in BREAKS:
-            self._flush(1 if tag in ("ul", "ol") and self.lists else BREAKS[tag])  # nested lists stay tight
-        if tag in HEADINGS:
-            self.prefix = "#" * HEADINGS[tag] + " "
-        elif tag in ("ul", "ol"):
-            self.lists.append(0 if tag == "ul" else 1)
-        elif tag == "li":
-            self._start_item()
-        elif tag == "tr":
-            self.cells = 0
-        elif tag in CELLS:
-            self.line.append(CELL_SEPARATOR if self.cells else "")
-            self.cells += 1
-        elif tag == "pre":
-            self.pre = []
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "title" and self.title_parts is not None:
-            self.titles.append(HTML_SPACE.sub(" ", "".join(self.title_parts)).strip(" "))
-            self.title_parts = None
-        if tag in self.skipping:
-            del self.skipping[self.skipping.index(tag) :]
-            return
-        if self.skipping:
-            return
-        if tag == "pre" and self.pre is not None:
-            self._flush_pre()
-        elif self.pre is None and tag in BREAKS:
-            self._flush(1 if tag in ("ul", "ol") and len(self.lists) > 1 else BREAKS[tag])
-            if tag in HEADINGS or tag == "li":
-                self.prefix = ""  # an empty heading or item must not lend its prefix to the next block
-            elif tag in ("ul", "ol") and self.lists:
-                self.lists.pop()
-
-    def handle_data(self, data: str) -> None:
-        if self.title_parts is not None:
-            self.title_parts.append(data)
-        elif self.skipping:
-            return
-        elif self.pre is not None:
-            self.pre.append(data)
-        else:
-            self.line.append(data)
-
-    def text(self) -> str:
-        self._flush(0)
-        if self.pre is not None:  # an unclosed <pre> runs to the end
-            self._flush_pre()
-        lines = [line.rstrip(" \t") for line in "".join(self.blocks).split("\n")]
-        return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n")
-
-    def title(self) -> str:
-        return self.titles[0] if self.titles else ""
-
-    def _start_item(self) -> None:
-        indent = "  " * max(len(self.lists) - 1, 0)
-        if self.lists and self.lists[-1]:
-            self.prefix = f"{indent}{self.lists[-1]}. "
-            self.lists[-1] += 1
-        else:
-            self.prefix = f"{indent}- "
-
-    def _flush(self, breaks: int) -> None:
-        """End the current block: emit its collapsed text (if any), then owe `breaks` newlines."""
-        text = HTML_SPACE.sub(" ", "".join(self.line)).strip(" ")
-        if text:
-            self._emit(self.prefix + text)
-            self.prefix = ""  # a prefix waits for the first text of its heading or item, then is spent
-        self.line = []
-        self.breaks = max(self.breaks, breaks)
-
-    def _flush_pre(self) -> None:
-        raw = "".join(self.pre).replace("\r\n", "\n").replace("\r", "\n")
-        self.pre = None
-        raw = raw[1:] if raw.startswith("\n") else raw  # HTML ignores a newline right after <pre>
-        if raw.strip():
-            self._emit(raw.rstrip("\n"))
-        self.breaks = max(self.breaks, 2)
-
-    def _emit(self, text: str) -> None:
-        if self.blocks:
-            self.blocks.append("\n" * self.breaks)
-        self.blocks.append(text)
-        self.breaks = 0

@@ -8,8 +8,10 @@
 3. Grow a chunk piece by piece while the pieces' lengths added up fit (for tokens an
    estimate: a piece cut out alone can encode to a token more or less).
 4. Settle on the real length of the chunk's text: give back pieces while it is too long,
-   take more while the next piece still fits. So each chunk is the longest run of whole
-   pieces whose real text fits, and the bound holds on what each chunk really is.
+   take more while the next piece still fits — one piece, then two, four… (then halving), so a
+   bad estimate costs a few checks, not one per piece. Each chunk is the longest run of whole
+   pieces whose real text fits (for a length that grows with the text), and the bound holds on
+   what each chunk really is, whatever the unit: only runs checked to fit become chunks.
 5. With `overlap`, the next chunk starts with the previous chunk's trailing pieces whose
    real length totals at most `overlap`; every chunk still adds at least one new piece.
 
@@ -25,7 +27,7 @@ from chunking.segment import Span
 from chunking.tokens import Length
 
 Splitter = Callable[[Span], list[Span]]
-EXACT = ("characters", "sentences")  # units whose estimate is the true length
+EXACT = ("characters",)  # the unit whose estimate is the true length (sentences re-split: see `exact`)
 
 
 def pack(
@@ -36,7 +38,7 @@ def pack(
     chunks: list[Span] = []
     run_start = 0  # the first piece of the current run of pieces that fit
     for i, n in enumerate(measure.sizes):
-        if n > size:
+        if n > size and not measure.fits(i, i):
             chunks += _pack_run(measure, run_start, i, overlap, split)
             chunks += split(pieces[i])
             run_start = i + 1
@@ -79,7 +81,8 @@ class Measure:
         return self.prefix[j + 1] - self.prefix[i]
 
     def exact(self, i: int, j: int) -> int:
-        """The real length of the text spanning pieces[i..j]."""
+        """The real length of the text spanning pieces[i..j] (sentences too: cut out on its own, a
+        run of sentences may split differently, as a title-like line no longer follows a long one)."""
         if self.length.name in EXACT:
             return self.estimate(i, j)
         if self.tokens:
@@ -102,19 +105,62 @@ def _pack_run(measure: Measure, begin: int, stop: int, overlap: int, split: Spli
             first += 1
         while last + 1 < stop and estimate(first, last + 1) <= size:
             last += 1
-        while not fits(first, last) and first < last:  # the estimate was short: give back pieces
-            if last > new:
-                last -= 1
-            else:
-                first += 1
-        while last + 1 < stop and fits(first, last + 1):  # the estimate was long: take more
-            last += 1
+        if not fits(first, last):  # the estimate was short: give back new pieces, then overlap
+            last = last_fitting(lambda j: fits(first, j), new, last - 1, down=True) if last > new else new - 1
+            if last < new:
+                last = new
+                first = first_fitting(lambda i: fits(i, new), first + 1, new)
+        last = last_fitting(lambda j: fits(first, j), last, stop - 1)  # the estimate was long: take more
         if first == last and not fits(first, last):
             chunks += split(pieces[first])
         else:
             chunks.append((pieces[first][0], pieces[last][1]))
-        chunk_first, new = first, last + 1
-        first = new
-        while overlap and first - 1 > chunk_first and measure.exact(first - 1, last) <= overlap:
-            first -= 1
+        new = last + 1
+        if overlap:  # the next chunk starts with the most trailing pieces (not the first) that fit
+            first = new - last_fitting(lambda k: measure.exact(new - k, last) <= overlap, 0, new - first - 1)
+        else:
+            first = new
     return chunks
+
+
+def last_fitting(fits: Callable[[int], bool], low: int, high: int, *, down: bool = False) -> int:
+    """The largest x in [low, high] with fits(x), probing from one end in steps that double.
+
+    Upwards, `fits(low)` is taken as known: probes go low + 1, low + 3, low + 7… With `down` they go
+    high, high - 1, high - 3, high - 7…, and `low - 1` means nothing fits. Then halving between the
+    last good and the first bad probe. So an estimate off by a piece costs two or three probes, and
+    one off by many costs O(log) probes, not one per piece. For a `fits` that is not monotone the
+    answer is a value seen to fit, perhaps not the largest.
+    """
+    if down:
+        bad, step = high + 1, 1
+        while not fits(probe := max(bad - step, low)):
+            if probe == low:
+                return low - 1
+            step = 1 if bad > high else step * 2
+            bad = probe
+        good = probe
+    else:
+        good, bad, step = low, high + 1, 1
+        while good + step < bad and fits(good + step):
+            good, step = good + step, step * 2
+        bad = min(bad, good + step)
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        good, bad = (middle, bad) if fits(middle) else (good, middle)
+    return good
+
+
+def first_fitting(fits: Callable[[int], bool], low: int, high: int) -> int:
+    """The smallest x in [low, high] with fits(x), probing up from `low` as `last_fitting` does;
+    `high` when nothing smaller fits (whether or not `high` itself does)."""
+    if low >= high or fits(low):
+        return min(low, high)
+    bad, step = low, 1
+    while bad + step < high and not fits(bad + step):
+        bad, step = bad + step, step * 2
+    good = min(bad + step, high)
+    while good - bad > 1:
+        middle = (good + bad) // 2
+        bad, good = (bad, middle) if fits(middle) else (middle, good)
+    return good

@@ -50,7 +50,9 @@ FUNCTION_WORDS = frozenset("a an the of to in on at by for and or but with from 
 _CANDIDATE = re.compile(
     r"""(?=[。！？.!?‽…\r\n])"""  # every candidate starts with one of these: skip other characters fast
     r"""(?:(?P<cjk>[。！？]+[」』）"'”’]*)"""
-    r"""|(?P<end>(?:[.!?‽]+|…+)[)\]"'”’»]*)(?=\s|$)"""
+    # A run of end marks is tried from its first mark only (the look-behinds): tried from every
+    # mark, a long run not followed by whitespace was rescanned to its end each time (quadratic).
+    r"""|(?P<end>(?:(?<![.!?‽])[.!?‽]+|(?<!…)…+)[)\]"'”’»]*)(?=\s|$)"""
     rf"""|(?P<blank>{NEWLINE}(?:[ \t\f\v]*{NEWLINE})+)"""
     rf"""|(?P<item>{NEWLINE})(?=[ \t]*(?:[-*+•]|\d{{1,3}}[.)]|[A-Za-z][.)]|\#{{1,6}})[ \t])"""
     rf"""|(?P<line>{NEWLINE})(?=[ \t]*[A-Z0-9]))"""

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 
 from chunking import fixed, recursive, sentence
-from chunking.packing import Measure, Splitter
+from chunking.packing import Measure, Splitter, last_fitting
 from chunking.segment import Span, split_sentences
 from chunking.tokens import Length, Unit, check_text, resolve_sizes, resolve_unit
 from chunking.types import Chunk, make_chunks
@@ -65,25 +65,32 @@ def chunk(
 def slide(
     text: str, pieces: list[Span], length: Length, size: int, fraction: float, split: Splitter
 ) -> list[Span]:
-    """Windows over `pieces`, each advancing by the non-overlapping share of the last one."""
+    """Windows over `pieces`, each advancing by the non-overlapping share of the last one.
+
+    A window that would end before the previous one did (possible only for a unit that does not
+    grow with the text) is not kept: the window starts after the previous one instead.
+    """
     measure = Measure(text, pieces, length, size)
     estimate, fits = measure.estimate, measure.fits
     spans: list[Span] = []
-    first = 0
+    first, previous = 0, -1  # previous: the last piece of the window before
     while first < len(pieces):
         last = first
         while last + 1 < len(pieces) and estimate(first, last + 1) <= size:
             last += 1
-        while last > first and not fits(first, last):
-            last -= 1
-        while last + 1 < len(pieces) and fits(first, last + 1):
-            last += 1
+        if last > first and not fits(first, last):
+            last = max(first, last_fitting(lambda j: fits(first, j), first, last - 1, down=True))
+        last = last_fitting(lambda j: fits(first, j), last, len(pieces) - 1)
+        if last <= previous:
+            first = previous + 1
+            continue
         if first == last and not fits(first, last):
             spans += split(pieces[first])  # the estimate was a little short
         else:
             spans.append((pieces[first][0], pieces[last][1]))
         if last == len(pieces) - 1:
             break
+        previous = last
         first += max(1, round((last - first + 1) * (1 - fraction)))
     return spans
 
