@@ -92,6 +92,7 @@ FAMILIES: dict[str, tuple[str, Callable[[int], str]]] = {
     "md-fence-storm": ("markup storm", repeat("```\n")),
     "md-headings": ("markup storm", repeat("# h\n")),
     "md-setext": ("markup storm", repeat("a\n=\n")),
+    "md-long-headings": ("markup storm", repeat("## " + "word " * 300 + "\n\nA line.\n\n")),
     "md-table-pipes": ("markup storm", repeat("|a")),
     "html-entities": ("markup storm", repeat("&amp;&#x;&")),
     "html-tags": ("markup storm", repeat("<b>x</i>")),

@@ -14,13 +14,15 @@ second pass over the text (and more when a chunk is re-tried). The fact that sav
    before settling exactly.
 3. `TokenMemo` keeps, for one chunking call, that region counter and every edge word it has
    encoded (the same few words recur: " The", " and").
-Text with no seams (CJK, one long word) is simply encoded. `count` equals
+Text with no seams (CJK, one long word) is simply encoded; a span across a cut the region's
+encoding had to make inside a long seamless stretch (see `tokens.seam_cuts`) too. `count` equals
 `count_tokens(text[start:end])` exactly; tests/test_counting.py checks that on random text.
 This is specific to cl100k_base's pre-tokenizer pattern; other units are measured directly.
 """
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 
 import numpy as np
@@ -37,8 +39,9 @@ class TokenCounter:
     def __init__(self, text: str, start: int = 0, end: int | None = None, *, encoded=count_tokens) -> None:
         end = len(text) if end is None else end
         self.text, self.start, self.end, self.encoded = text, start, end, encoded
-        self.bytes, chars, self.aligned = token_boundaries(text[start:end])
+        self.bytes, chars, self.aligned, forced = token_boundaries(text[start:end])
         self.chars = chars + start if start else chars  # every token boundary, as an offset of `text`
+        self.forced = [start + cut for cut in forced]  # cuts inside long seamless stretches (rare)
 
     def estimate(self, spans: Sequence[Span]) -> list[int]:
         """For each span (in order), the region's tokens that end inside it or in the gap before the
@@ -59,6 +62,8 @@ class TokenCounter:
         if first is None:
             return self.encoded(self.text[start:end])
         last = end if self._cuts_at(end) else last_seam(self.text, first, end)
+        if self.forced and bisect.bisect_right(self.forced, first) < bisect.bisect_left(self.forced, last):
+            return self.encoded(self.text[start:end])  # a forced cut inside: the region's tokens may be off there
         head = self.encoded(self.text[start:first]) if first > start else 0
         tail = self.encoded(self.text[last:end]) if last < end else 0
         return head + self._boundary(last) - self._boundary(first) + tail

@@ -40,7 +40,7 @@ CELLS = ("td", "th")
 CELL_SEPARATOR = " | "
 HTML_SPACE = re.compile(r"[ \t\n\r\f]+")  # HTML's own whitespace: U+00A0 (&nbsp;) is text, not space
 _NAME_END = re.compile(r"[\t\n\f\r />]")
-_LONG_NUMERIC_REFERENCE = re.compile(r"&#(?:[xX]0*([0-9a-fA-F]{7,})|0*([0-9]{8,}))")  # beyond U+10FFFF
+_NUMERIC_REFERENCE = re.compile(r"&#(?:[xX]([0-9a-fA-F]+)|([0-9]+));?")
 
 Event = tuple[str, str]  # ("start" | "end" | "data", tag name or text)
 
@@ -204,16 +204,17 @@ def decode(text: str) -> str:
     if "&" not in text:
         return text
     if "&#" in text:
-        text = _LONG_NUMERIC_REFERENCE.sub(_capped, text)
+        text = _NUMERIC_REFERENCE.sub(_capped, text)
     return entities.unescape(text)
 
 
 def _capped(match: re.Match) -> str:
-    """A numeric reference with leading zeros dropped, or U+FFFD when it is beyond Unicode."""
+    """A numeric reference without leading zeros (for `html.unescape`), or U+FFFD beyond Unicode."""
     hexadecimal, decimal = match.groups()
-    if hexadecimal is not None:
-        return f"&#x{hexadecimal};" if len(hexadecimal) <= 6 and int(hexadecimal, 16) <= 0x10FFFF else "\ufffd"
-    return f"&#{decimal};" if len(decimal) <= 7 and int(decimal) <= 0x10FFFF else "\ufffd"
+    digits = (hexadecimal or decimal).lstrip("0") or "0"
+    if len(digits) > 7 or int(digits, 16 if hexadecimal else 10) > 0x10FFFF:
+        return "\ufffd"
+    return f"&#x{digits};" if hexadecimal else f"&#{digits};"
 
 
 class _TextBuilder:

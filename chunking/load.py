@@ -19,7 +19,6 @@ chunks, not the file. It does not guess encodings, run OCR, apply CSS (text hidd
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -135,12 +134,12 @@ def document_title(text: str) -> str:
 
 def _first_heading(text: str) -> str:
     """Text of the first markdown heading (ATX or setext; a `#` line in a code block is not one)."""
-    from markdown_it import MarkdownIt
+    from chunking.markdown import parse, short
 
-    tokens = MarkdownIt("commonmark").parse(text)
+    tokens = parse(text)
     for tok, nxt in zip(tokens, tokens[1:]):
         if tok.type == "heading_open" and nxt.content.strip():
-            return nxt.content.strip()
+            return short(nxt.content.strip())
     return ""
 
 

@@ -38,6 +38,7 @@ VERBATIM_BLOCKS = ("fence", "code_block", "table_open")  # split only at line en
 FALLBACK = {"verbatim": ("lines",), "paragraph_open": ("sentences", "words")}
 FALLBACK_DEFAULT = ("paragraphs", "lines", "sentences", "words")
 PART_CHARS = 100_000  # a longer document is parsed in parts of about this size (see `_parts`)
+TITLE_CHARS = 200  # a heading in a heading path is cut here: the path is copied into every chunk
 _HEADING_AFTER_BLANK = re.compile(r"(?:\r\n?|\n)[ \t]*(?:\r\n?|\n)(?=#{1,6}(?:[ \t\r\n]|$))")
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
 _RAW_HTML = re.compile(r"^ {0,3}<(?:script|pre|style|textarea|!--|\?|![A-Za-z]|!\[CDATA\[)", re.M | re.I)
@@ -112,11 +113,11 @@ def _blocks(text: str) -> list[tuple[Span, str, int, str]]:
     line_starts = [0] + [m.end() for m in re.finditer(r"\r\n?|\n", text)]
     starts = []
     for first_line, part in _parts(text, line_starts):
-        tokens = _parse(part)
+        tokens = parse(part)
         for i, tok in enumerate(tokens):
             if tok.level == 0 and tok.nesting >= 0 and tok.map:
                 is_heading = tok.type == "heading_open"
-                title = tokens[i + 1].content.strip() if is_heading else ""
+                title = short(tokens[i + 1].content.strip()) if is_heading else ""
                 begin = line_starts[first_line + tok.map[0]]
                 starts.append((begin, tok.type, int(tok.tag[1:]) if is_heading else 0, title))
     if not starts or text[: starts[0][0]].strip():
@@ -127,6 +128,23 @@ def _blocks(text: str) -> list[tuple[Span, str, int, str]]:
         if span[0] < span[1]:
             blocks.append((span, kind, level, title))
     return blocks
+
+
+def parse(text: str) -> list:
+    """markdown-it's block tokens of `text` (inline content left unparsed), the collector paused.
+
+    The parser allocates an object per block and keeps them all (10 MB parsed 30% slower per MB
+    than 1 MB while the collector kept rescanning them). They hold no cycles. Inline parsing
+    (emphasis, links) is skipped: it halves the cost, and its time is quadratic on unclosed
+    brackets and emphasis ("![" * n), where block parsing stays linear.
+    """
+    with collector_paused():
+        return _parser().parse(text)
+
+
+def short(title: str) -> str:
+    """A heading's text, cut to `TITLE_CHARS` (it is copied into every chunk's context)."""
+    return title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1].rstrip() + "…"
 
 
 def _parts(text: str, line_starts: list[int]) -> list[tuple[int, str]]:
@@ -183,19 +201,8 @@ def _split_block(text: str, section: Section, length, size: int, overlap: int, s
     return recursive.split(text, *span, length, size, overlap, levels)
 
 
-def _parse(text: str) -> list:
-    """markdown-it's block tokens of `text`, with the cyclic garbage collector paused meanwhile.
-
-    The parser allocates an object per block and keeps them all (10 MB parsed 30% slower per MB
-    than 1 MB while the collector kept rescanning them). They hold no cycles.
-    """
-    with collector_paused():
-        return _parser().parse(text)
-
-
 @functools.cache
 def _parser():
     from markdown_it import MarkdownIt
 
-    # Only block structure is needed: skipping inline parsing (emphasis, links…) halves the cost.
     return MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])

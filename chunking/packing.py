@@ -38,7 +38,7 @@ def pack(
     chunks: list[Span] = []
     run_start = 0  # the first piece of the current run of pieces that fit
     for i, n in enumerate(measure.sizes):
-        if n > size and not measure.fits(i, i):
+        if n > size and (n > 2 * size or not measure.fits(i, i)):  # far over: no need to measure exactly
             chunks += _pack_run(measure, run_start, i, overlap, split)
             chunks += split(pieces[i])
             run_start = i + 1
@@ -93,6 +93,19 @@ class Measure:
         """Does the real text spanning pieces[i..j] fit within the size?"""
         return self.exact(i, j) <= self.size
 
+    def last_fit(self, first: int, low: int, high: int, *, down: bool = False) -> int:
+        """The largest j in [low, high] with fits(first, j), searched as `last_fitting` does."""
+        return last_fitting(lambda j: self.fits(first, j), low, high, down=down)
+
+    def first_fit(self, last: int, low: int) -> int:
+        """The smallest i in [low, last] with fits(i, last); `last` when none smaller fits."""
+        return first_fitting(lambda i: self.fits(i, last), low, last)
+
+    def overlap_start(self, first: int, last: int, overlap: int) -> int:
+        """Where the chunk after pieces[first..last] starts: with the most trailing pieces whose real
+        length is at most `overlap` (never all of them: every chunk adds a piece)."""
+        return last + 1 - last_fitting(lambda k: self.exact(last + 1 - k, last) <= overlap, 0, last - first)
+
 
 def _pack_run(measure: Measure, begin: int, stop: int, overlap: int, split: Splitter) -> list[Span]:
     """Pack pieces[begin:stop], each estimated to fit; see the module docstring, steps 3 to 5."""
@@ -106,20 +119,16 @@ def _pack_run(measure: Measure, begin: int, stop: int, overlap: int, split: Spli
         while last + 1 < stop and estimate(first, last + 1) <= size:
             last += 1
         if not fits(first, last):  # the estimate was short: give back new pieces, then overlap
-            last = last_fitting(lambda j: fits(first, j), new, last - 1, down=True) if last > new else new - 1
+            last = measure.last_fit(first, new, last - 1, down=True) if last > new else new - 1
             if last < new:
-                last = new
-                first = first_fitting(lambda i: fits(i, new), first + 1, new)
-        last = last_fitting(lambda j: fits(first, j), last, stop - 1)  # the estimate was long: take more
+                last, first = new, measure.first_fit(new, first + 1)
+        last = measure.last_fit(first, last, stop - 1)  # the estimate was long: take more
         if first == last and not fits(first, last):
             chunks += split(pieces[first])
         else:
             chunks.append((pieces[first][0], pieces[last][1]))
         new = last + 1
-        if overlap:  # the next chunk starts with the most trailing pieces (not the first) that fit
-            first = new - last_fitting(lambda k: measure.exact(new - k, last) <= overlap, 0, new - first - 1)
-        else:
-            first = new
+        first = measure.overlap_start(first, last, overlap) if overlap else new
     return chunks
 
 

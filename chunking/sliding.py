@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 
 from chunking import fixed, recursive, sentence
-from chunking.packing import Measure, Splitter, last_fitting
+from chunking.packing import Measure, Splitter
 from chunking.segment import Span, split_sentences
 from chunking.tokens import Length, Unit, check_text, resolve_sizes, resolve_unit
 from chunking.types import Chunk, make_chunks
@@ -79,8 +79,8 @@ def slide(
         while last + 1 < len(pieces) and estimate(first, last + 1) <= size:
             last += 1
         if last > first and not fits(first, last):
-            last = max(first, last_fitting(lambda j: fits(first, j), first, last - 1, down=True))
-        last = last_fitting(lambda j: fits(first, j), last, len(pieces) - 1)
+            last = max(first, measure.last_fit(first, first, last - 1, down=True))
+        last = measure.last_fit(first, last, len(pieces) - 1)
         if last <= previous:
             first = previous + 1
             continue

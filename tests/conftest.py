@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from chunking.tokens import count_tokens
+from chunking.tokens import count_tokens, get_encoding
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
@@ -117,3 +117,32 @@ def held_open(folder: Path):
     finally:
         holder.kill()
         holder.wait()
+
+
+@pytest.fixture
+def characters_encoded(monkeypatch) -> list[int]:
+    """A one-item list counting the characters cl100k_base is asked to encode while the test runs."""
+    encoding = get_encoding()
+    seen = [0]
+
+    def counting(method):
+        def wrapper(text, *args, **kwargs):
+            seen[0] += sum(map(len, text)) if isinstance(text, list) else len(text)
+            return method(text, *args, **kwargs)
+
+        return wrapper
+
+    for name in ("encode_ordinary", "encode_to_numpy", "encode_ordinary_batch"):
+        monkeypatch.setattr(encoding, name, counting(getattr(encoding, name)))
+    return seen
+
+
+def load_benchmark(name: str):
+    """benchmarks/NAME.py as a module, by path: pysbd installs a top-level package named `benchmarks`."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"chunking_{name}", ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module

@@ -12,19 +12,10 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, load_benchmark
 
 
-def load_bench():
-    """benchmarks/bench.py as a module, by path: pysbd installs a top-level package named `benchmarks`."""
-    spec = importlib.util.spec_from_file_location("chunking_bench", ROOT / "benchmarks" / "bench.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = load_bench()
+bench = load_benchmark("bench")
 OUR_TASKS = [case.task for case in bench.cases(peers=False) if case.name == "chunking"]
 
 

@@ -7,28 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from chunking import STRATEGIES, chunk, get_encoding
+from chunking import STRATEGIES, chunk
 from tests.conftest import corpus_texts
 
 MAX_READS_PER_CHARACTER = 6
 TWO_LEVELS = {"parent_child": 2}  # chunks the text twice: parents, then children inside them
-
-
-@pytest.fixture
-def characters_encoded(monkeypatch):
-    encoding = get_encoding()
-    seen = [0]
-
-    def counting(method):
-        def wrapper(text, *args, **kwargs):
-            seen[0] += sum(map(len, text)) if isinstance(text, list) else len(text)
-            return method(text, *args, **kwargs)
-
-        return wrapper
-
-    for name in ("encode_ordinary", "encode_to_numpy", "encode_ordinary_batch"):
-        monkeypatch.setattr(encoding, name, counting(getattr(encoding, name)))
-    return seen
 
 
 @pytest.mark.parametrize("strategy", sorted(STRATEGIES))

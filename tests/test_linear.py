@@ -1,0 +1,99 @@
+"""Linear work on pathological input, counted (never timed) for every loader and strategy.
+
+The families are benchmarks/pathological.py's: runs of one punctuation mark, unclosed constructs,
+deep nesting, one character repeated, markup storms. That file times them at 10k, 100k and 1M
+characters (docs/benchmarks.md); here each is built at `N` characters and the work of one call is
+counted: characters the tokenizer or a length callable reads, characters the HTML tokenizer
+scans, calls a parser gets. A quadratic path shows up as a count that grows with `N`.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from chunking import chunk
+from chunking.html_text import Scanner, html_to_text
+from chunking.load import document_title
+from chunking.markdown import parse
+from tests.conftest import load_benchmark
+
+pathological = load_benchmark("pathological")
+FAMILIES = sorted(pathological.FAMILIES)
+STRATEGIES = [name for name in pathological.targets() if name not in ("html_to_text", "document_title")]
+N = 30_000
+TOKENIZER_READS = 10  # per input character, every strategy (parent_child chunks the text twice: up to 8.1 seen)
+UNIT_READS = 30  # per input character, for a callable unit (windows are found by doubling then halving)
+SCANS = 3  # per input character, the HTML tokenizer
+
+
+def text(family: str, n: int = N) -> str:
+    return pathological.FAMILIES[family][1](n)
+
+
+@pytest.fixture(scope="module")
+def calls():
+    return pathological.targets()
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_the_tokenizer_reads_each_character_a_bounded_number_of_times(family, strategy, calls, characters_encoded):
+    source = text(family)
+    calls[strategy](source)
+    assert characters_encoded[0] <= TOKENIZER_READS * len(source)
+
+
+@pytest.mark.parametrize("family", ["one-letter", "cjk", "tiny-sentences", "abbreviations", "md-headings", "spaces",
+                                    "dash-lines", "html-nested-lists"])
+@pytest.mark.parametrize("strategy", ["fixed", "sentence", "paragraph", "markdown", "sliding", "recursive"])
+def test_a_callable_unit_reads_each_character_a_bounded_number_of_times(family, strategy):
+    read = [0]
+
+    def unit(piece: str) -> int:  # about a token per 4 characters, as a model's tokenizer would give
+        read[0] += len(piece)
+        return len(piece.split()) + len(piece) // 4
+
+    options = {"chunk_overlap": 0.25} if strategy in ("fixed", "sliding") else {}
+    source = text(family, 20_000)
+    chunk(source, strategy, chunk_size=50, unit=unit, **options)
+    assert read[0] <= UNIT_READS * len(source)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_html_tokenizer_scans_each_character_a_bounded_number_of_times(family):
+    scanner = Scanner(text(family))
+    for _ in scanner.events():
+        pass
+    assert scanner.scanned <= SCANS * N + 16
+
+
+@pytest.mark.parametrize("html", ["<a " * 10_000, "</" * 10_000, "<!--" * 10_000, "<![CDATA[" * 10_000,
+                                  "<?" * 10_000, '<a b="' * 10_000, "<a b=c " * 10_000, "<a b='>' " * 10_000,
+                                  "<script>" * 10_000, "<title>" + "</titl" * 10_000, "&#" + "9" * 10_000])
+def test_malformed_markup_is_scanned_in_linear_work(html):
+    scanner = Scanner(html)
+    events = list(scanner.events())
+    assert scanner.scanned <= SCANS * len(html) + 16
+    assert len(events) <= len(html)
+
+
+def test_nested_lists_indent_a_bounded_amount():
+    source = "<ul><li>x" * 5_000
+    assert len(html_to_text(source)[0]) <= 30 * len("x") * 5_000
+
+
+def test_a_numeric_reference_beyond_unicode_becomes_a_replacement_character():
+    assert html_to_text("<p>a&#" + "1" * 5_000 + ";b &#x110000; &#0000000065;</p>")[0] == "a\ufffdb \ufffd A"
+
+
+def test_titles_and_markdown_skip_inline_parsing(monkeypatch):
+    """Inline parsing (links, emphasis) is where markdown-it's time grows faster than the text."""
+    tokens = parse("# Title with *emphasis* and [a link](x)\n\n![" * 1_000)
+    assert all(not t.children for t in tokens)
+    assert document_title("![" * 20_000 + "\n\n# Found") == "Found"
+
+
+@pytest.mark.parametrize("family", ["md-long-headings", "md-headings"])
+def test_heading_paths_are_short_whatever_the_headings(family):
+    chunks = chunk(text(family), "markdown", chunk_size=64)
+    assert max(len(c.context) for c in chunks) <= 6 * 210
