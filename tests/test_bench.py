@@ -14,7 +14,6 @@ import pytest
 
 from tests.conftest import ROOT, load_benchmark
 
-
 bench = load_benchmark("bench")
 OUR_TASKS = [case.task for case in bench.cases(peers=False) if case.name == "chunking"]
 
