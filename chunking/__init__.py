@@ -40,7 +40,7 @@ def chunk(text: str, strategy: str = "recursive", **options) -> list[Chunk]:
     `unit` ("tokens" of cl100k_base, "characters", or a callable `str -> int`), `doc_id`.
     The garbage collector is paused while the strategy runs (see `collector_paused`).
     """
-    if strategy not in STRATEGIES:
+    if not isinstance(strategy, str) or strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {sorted(STRATEGIES)}, got {strategy!r}")
     function = STRATEGIES[strategy]
     accepted, takes_any = _options_of(function)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import math
 import os
 import re
 import sys
@@ -38,6 +39,7 @@ DEFAULT_CORPUS = ROOT / "data" / "corpus"
 DEFAULT_QUESTIONS = ROOT / "data" / "eval" / "questions.jsonl"
 DEFAULT_STORE = Path(".qdrant")
 DEFAULT_COLLECTION = "chunks"
+DEFAULT_TIMEOUT = 30.0  # seconds for each request to a Qdrant server (store.TIMEOUT)
 EMBED_BATCH = 256  # chunks per progress step (the embedder batches again inside it)
 PREVIEW_CHARS = 70
 # Shown escaped in tables: control characters (ANSI escapes could drive the terminal) and bidi
@@ -136,7 +138,7 @@ def run_index(args: argparse.Namespace) -> int:
     from chunking import store
 
     documents = _documents(args.paths)
-    client, where = _connect(args.url, args.path, DEFAULT_STORE)
+    client, where = _connect(args.url, args.path, DEFAULT_STORE, timeout=args.timeout)
     try:
         embedder = _embedder()
         options = _options(args)
@@ -164,12 +166,15 @@ def run_search(args: argparse.Namespace) -> int:
     """Print the `k` chunks closest to the query, best first."""
     from chunking import store
 
-    client, where = _connect(args.url, args.path, DEFAULT_STORE, create=False)
+    client, where = _connect(args.url, args.path, DEFAULT_STORE, create=False, timeout=args.timeout)
     try:
         try:
             size = store.dense_size(client, args.collection)  # before loading the model: fail fast
         except ValueError as error:
             raise Failure(f"{error} (at {where}; make one with `chunking index`)") from None
+        if not client.count(args.collection, exact=True).count:
+            raise Failure(f"collection {args.collection!r} at {where} holds no points (emptied, or its files were "
+                          "removed); index into it again with `chunking index`")
         vector = _embedder().embed_query(args.query)
         if len(vector) != size:
             raise Failure(f"collection {args.collection!r} at {where} holds vectors of size {size}, but the "
@@ -201,7 +206,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     # In memory unless asked: local Qdrant commits each point to disk alone (~15 ms a point here),
     # which made the warm demo spend most of its minute writing collections it never reopens.
-    client, _ = _connect(None, args.store, None)
+    client, _ = _connect(None, args.store, None, timeout=args.timeout)
     print(f"{len(documents)} documents, {sum(map(len, documents.values())):,} characters, "
           f"{len(questions)} questions, {len(configs)} configurations, top k={args.k}", flush=True)
     try:
@@ -249,15 +254,17 @@ def _documents(paths: list[Path]) -> list:
     return list(documents.values())
 
 
-def _connect(url: str | None, path: Path | None, default: Path | None, *, create: bool = True):
-    """(client, where): `url`, else `path`, else $QDRANT_URL, else the folder `default` (None: in memory)."""
+def _connect(url: str | None, path: Path | None, default: Path | None, *, create: bool = True, timeout: float):
+    """(client, where): `url`, else `path`, else $QDRANT_URL, else the folder `default` (None: in memory).
+
+    `timeout` is each server request's deadline in seconds (`store.connect`)."""
     from chunking import store
 
     url = url or (None if path else os.environ.get(store.URL_ENV))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if url:
-            client, where = store.connect(url=url), url
+            client, where = store.connect(url=url, timeout=timeout), url
         elif path is None and default is None:
             client, where = store.connect(":memory:", use_env=False), "memory"
         else:
@@ -375,10 +382,16 @@ def _write_snapshot(folder: Path, result) -> None:
 
 
 def _configs(args: argparse.Namespace) -> list:
-    from chunking.compare import DEFAULT_CONFIGS, Config
+    from chunking.compare import DEFAULT_CONFIGS, Config, check_configs
 
     if args.config:
-        return [Config(c["name"], c["strategy"], c.get("options", {})) for c in _read_config(args.config)]
+        entries = _read_config(args.config)
+        try:
+            configs = [_config(entry, i) for i, entry in enumerate(entries)]
+            check_configs(configs)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{str(args.config)!r}: {error}") from None
+        return configs
     if not args.strategies:
         return list(DEFAULT_CONFIGS)
     names = [s.strip() for s in args.strategies.split(",") if s.strip()]
@@ -388,17 +401,44 @@ def _configs(args: argparse.Namespace) -> list:
     return [Config(f"{n}-{args.chunk_size}", n, _options(args)) for n in names]
 
 
-def _read_config(path: Path) -> list[dict]:
-    """A JSON (or YAML) list of {"name", "strategy", "options": {...}} configurations."""
-    raw = path.read_text(encoding="utf-8")
-    if path.suffix in (".yml", ".yaml"):
+def _config(entry: object, i: int):
+    """One configuration from a config file's entry: name, strategy, and optionally options, embedding, retrieval."""
+    from chunking.compare import Config
+
+    keys = ("name", "strategy", "options", "embedding", "retrieval")
+    if not isinstance(entry, dict) or not {"name", "strategy"} <= entry.keys():
+        raise ValueError(f"entry {i} must be an object with 'name' and 'strategy' (and optionally 'options', "
+                         f"'embedding', 'retrieval'), got {entry!r:.80}")
+    if unknown := sorted(set(entry) - set(keys)):
+        raise ValueError(f"entry {i} ({entry['name']!r}) has unknown key(s) {unknown}; the keys are {list(keys)}")
+    if not isinstance(entry.get("options", {}), dict):
+        raise ValueError(f"entry {i} ({entry['name']!r}): options must be an object, got {entry['options']!r:.60}")
+    return Config(**{key: entry[key] for key in keys if key in entry})
+
+
+def _read_config(path: Path) -> list:
+    """A JSON (or YAML) list of configurations; a syntax error names the file and the line."""
+    from chunking.load import read_text
+
+    raw = read_text(path)
+    if path.suffix.lower() in (".yml", ".yaml"):
         import yaml
 
-        data = yaml.safe_load(raw)
+        try:
+            data = yaml.safe_load(raw)  # safe: no tags that build Python objects
+        except yaml.YAMLError as error:
+            mark = getattr(error, "problem_mark", None)
+            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+            problem = getattr(error, "problem", None) or error
+            raise ValueError(f"{str(path)!r} is not valid YAML{where}: {problem}") from None
     else:
-        data = json.loads(raw)
-    if not isinstance(data, list) or not all(isinstance(c, dict) and "name" in c and "strategy" in c for c in data):
-        raise ValueError(f"{str(path)!r} must hold a list of {{'name', 'strategy', 'options'}} objects")
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{str(path)!r} is not valid JSON at line {error.lineno}, column {error.colno}: "
+                             f"{error.msg}") from None
+    if not isinstance(data, list) or not data:
+        raise ValueError(f"{str(path)!r} must hold a non-empty list of {{'name', 'strategy', 'options'}} objects")
     return data
 
 
@@ -434,6 +474,16 @@ def _overlap(value: str) -> int | float:
         return float(value) if "." in value else int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a whole number or a fraction like 0.25, got {value!r}") from None
+
+
+def _seconds(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not 0 < number < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {value!r}")
+    return number
 
 
 def _url(value: str) -> str:
@@ -486,6 +536,11 @@ def _parser() -> argparse.ArgumentParser:
                                                      "unless $QDRANT_URL is set)")
         where.add_argument("--url", type=_url, help="Qdrant server URL (default $QDRANT_URL); the API key is "
                                                     "read from $QDRANT_API_KEY")
+        timeout(p)
+
+    def timeout(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                       help=f"a Qdrant server's deadline for each request (default {DEFAULT_TIMEOUT:g})")
 
     c = command("chunk", "chunk files and print the chunks", run_chunk)
     inputs(c)
@@ -514,6 +569,7 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--store", type=Path,
                        help="keep the collections in this Qdrant folder (default: $QDRANT_URL if set, else in memory)")
         p.add_argument("--no-cache", action="store_true", help="do not read or write the embedding cache")
+        timeout(p)
 
     e = command("evaluate", "compare chunking configurations on a corpus and questions", run_evaluate)
     e.add_argument("--corpus", type=Path, required=True, help="folder of .txt/.md/.html/.pdf documents")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -51,7 +52,11 @@ class Config:
     retrieval: str = "dense"  # "dense", "hybrid" (dense + BM25, RRF), "parents" (parent_child only)
 
     def check(self) -> None:
-        if self.strategy not in STRATEGIES:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"config name must be a non-empty str, got {self.name!r}")
+        if not isinstance(self.options, Mapping):
+            raise TypeError(f"config {self.name!r}: options must be a mapping, got {self.options!r:.60}")
+        if not isinstance(self.strategy, str) or self.strategy not in STRATEGIES:
             raise ValueError(f"config {self.name!r}: strategy must be one of {sorted(STRATEGIES)}, "
                              f"got {self.strategy!r}")
         if self.embedding not in EMBEDDINGS:
@@ -63,6 +68,18 @@ class Config:
     @property
     def collection_options(self) -> dict:
         return {**self.options, "embedding": self.embedding, "retrieval": self.retrieval}
+
+
+def check_configs(configs: Sequence[Config]) -> None:
+    """Check each configuration, and that their names (which name collections and rows) are distinct."""
+    if not configs:
+        raise ValueError("configs is empty: give at least one configuration")
+    for config in configs:
+        if not isinstance(config, Config):
+            raise TypeError(f"configs must hold Config objects, got {type(config).__name__}: {config!r:.60}")
+        config.check()
+    if duplicates := sorted(name for name, n in Counter(c.name for c in configs).items() if n > 1):
+        raise ValueError(f"configuration names must be distinct, got {duplicates} more than once")
 
 
 @dataclass
@@ -118,8 +135,9 @@ def run(
     progress: Callable[[str], None] | None = None,
 ) -> Result:
     """Evaluate every configuration on the same questions; one row per configuration."""
-    for config in configs:
-        config.check()
+    check_configs(configs)
+    if not questions:
+        raise ValueError("questions is empty: there is nothing to evaluate")
     query_vectors = embedder.embed([q.question for q in questions])
     rows, per_question, all_chunks = [], [], {}
     for config in configs:

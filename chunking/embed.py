@@ -183,6 +183,16 @@ class Embedder:
         return hashlib.sha256(f"{self.identity}\x00{text}".encode()).hexdigest()
 
 
+def resolve_embedder(embedder: object) -> Embedder:
+    """`embedder`, or the shared default for None; anything without an `embed` method is a TypeError."""
+    if embedder is None:
+        return default_embedder()
+    if not callable(getattr(embedder, "embed", None)):
+        raise TypeError(f"embedder must be a chunking.embed.Embedder (wrap a model folder or a callable in one), "
+                        f"got {type(embedder).__name__}: {embedder!r:.60}")
+    return embedder
+
+
 @functools.cache
 def default_embedder() -> Embedder:
     """The shared default: bundled MiniLM with the on-disk cache (the model loads on first use)."""

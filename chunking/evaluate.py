@@ -67,7 +67,8 @@ def load_questions(path: str | os.PathLike[str]) -> list[Question]:
 
     Each line: `{"question": str, "references": [{"doc", "start", "end", "text"}, ...], "kind": str}`
     (`kind` optional). Raises `ValueError` naming the file and line for bad JSON, a missing or
-    mistyped field, no references, or a span that is not `0 <= start < end`.
+    mistyped field, no references, or a span that is not `0 <= start < end`; and for a file with no
+    questions at all.
     """
     questions = []
     with open(path, encoding="utf-8") as file:
@@ -82,6 +83,8 @@ def load_questions(path: str | os.PathLike[str]) -> list[Question]:
                 ) from None
             except ValueError as error:
                 raise ValueError(f"{path}:{line_number}: {error}") from None
+    if not questions:
+        raise ValueError(f"{path} holds no questions (one JSON object per line; see data/README.md)")
     return questions
 
 
@@ -93,6 +96,9 @@ def verify_questions(questions: Sequence[Question], documents: Mapping[str, str]
             where = f"questions[{i}].references[{j}]"
             if ref.doc not in documents:
                 problems.append(f"{where}: doc {ref.doc!r} is not in documents")
+            elif ref.end > len(documents[ref.doc]):
+                problems.append(f"{where}: span ({ref.start}, {ref.end}) ends past the end of {ref.doc} "
+                                f"({len(documents[ref.doc])} characters)")
             elif (found := documents[ref.doc][ref.start : ref.end]) != ref.text:
                 problems.append(
                     f"{where}: text {_preview(ref.text)} but {ref.doc}[{ref.start}:{ref.end}] "

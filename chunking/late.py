@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from chunking.embed import Embedder, default_embedder
+from chunking.embed import Embedder, resolve_embedder
 from chunking.tokens import check_text
 from chunking.types import Chunk
 
@@ -51,7 +51,7 @@ def embed_late(
     """
     text = check_text(text)
     _check_chunks(text, chunks)
-    embedder = default_embedder() if embedder is None else embedder
+    embedder = resolve_embedder(embedder)
     model = _model(embedder)
     window = _check_options(model, window, overlap, batch_size)
     if not chunks:
@@ -73,7 +73,7 @@ def token_spans(text: str, *, embedder: Embedder | None = None) -> list[tuple[in
     [(0, 4), (5, 10), (10, 13)]
     """
     text = check_text(text)
-    _, spans = _encode(_model(default_embedder() if embedder is None else embedder), text)
+    _, spans = _encode(_model(resolve_embedder(embedder)), text)
     return [(int(a), int(b)) for a, b in spans]
 
 

@@ -18,7 +18,12 @@ chunks, not the file. It does not guess encodings, run OCR, apply CSS (text hidd
 
 from __future__ import annotations
 
+import contextlib
+import io
+import logging
 import os
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,7 +66,7 @@ def load_document(path: str | os.PathLike, *, doc_id: str | None = None) -> Docu
         raise TypeError(f"doc_id must be a str or None, got {type(doc_id).__name__}")
     if doc_id == "":
         raise ValueError("doc_id must not be empty; leave it out to use the file name")
-    doc_id = doc_id or path.name
+    doc_id = doc_id or readable_name(path)
     title = ""
     if kind == "html":
         text, title = html_to_text(read_text(path).removeprefix("\ufeff"))  # offsets are into the extraction
@@ -94,9 +99,15 @@ def load_corpus(folder: str | os.PathLike, *, suffixes: tuple[str, ...] = SUPPOR
     return [load_document(p) for p in paths]
 
 
+def readable_name(path: Path) -> str:
+    """The file name as valid text: bytes that are not UTF-8 (kept by the OS as lone surrogates)
+    become U+FFFD, so the name can go into a chunk id, JSON and a vector store."""
+    return path.name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def read_text(path: str | os.PathLike) -> str:
     """The file decoded as strict UTF-8, newlines untouched (as `open(..., newline="")` reads it)."""
-    data = Path(path).read_bytes()  # one decode of the whole file, so error offsets count from byte 0
+    data = read_bytes(path)  # one decode of the whole file, so error offsets count from byte 0
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -106,25 +117,57 @@ def read_text(path: str | os.PathLike) -> str:
         ) from None
 
 
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """The file's bytes; an error reading them names the file (a read error alone does not)."""
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise OSError(error.errno, f"cannot read file {str(path)!r}: {error.strerror or error}") from None
+
+
 def pdf_to_text(path: str | os.PathLike) -> str:
     """The text pypdf extracts from each page, pages joined by a blank line ("\\n\\n")."""
     return _read_pdf(Path(path))[0]
 
 
 def _read_pdf(path: Path) -> tuple[str, str]:
-    """(text, metadata title) of a PDF; a file pypdf cannot read is a ValueError naming it."""
-    from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
+    """(text, metadata title) of a PDF; a file pypdf cannot read is a ValueError naming it.
 
+    pypdf raises its own errors on damaged files (and KeyError, zlib.error, RecursionError… on
+    mutated ones): every one becomes that one-line ValueError. Its recovery warnings are silenced:
+    a PDF that loads is a success. PDFs encrypted with an empty password (as many are) load.
+    """
+    from pypdf import PdfReader
+
+    data = read_bytes(path)
+    pages, title = [], ""
     try:
-        reader = PdfReader(path)
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise ValueError(f"file {str(path)!r} is an encrypted PDF that needs a password")
-        pages = [(page.extract_text() or "").strip() for page in reader.pages]
-        title = (reader.metadata.title if reader.metadata else None) or ""
-    except PdfReadError as error:
-        raise ValueError(f"file {str(path)!r} is not a readable PDF: {error}") from None
+        with _quiet("pypdf"):
+            reader = PdfReader(io.BytesIO(data))
+            locked = reader.is_encrypted and not reader.decrypt("")
+            if not locked:
+                pages = [(page.extract_text() or "").strip() for page in reader.pages]
+                title = (reader.metadata.title if reader.metadata else None) or ""
+    except Exception as error:  # any failure inside pypdf means: not readable
+        detail = " ".join(str(error).split())[:200] or "no detail"
+        raise ValueError(f"file {str(path)!r} is not a readable PDF ({type(error).__name__}: {detail})") from None
+    if locked:
+        raise ValueError(f"file {str(path)!r} is an encrypted PDF that needs a password")
     return "\n\n".join(pages), str(title).strip()
+
+
+@contextlib.contextmanager
+def _quiet(logger: str) -> Iterator[None]:
+    """Silence a library's warnings (logging and `warnings`) for the duration of the block."""
+    log = logging.getLogger(logger)
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        log.setLevel(level)
 
 
 def document_title(text: str) -> str:

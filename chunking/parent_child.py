@@ -212,8 +212,6 @@ def _semantic_parents(
     text: str, length: Length, size: int, parent_threshold: float, child_threshold: float, embedder
 ) -> list[tuple[Span, list[Run]]]:
     """Sentences grouped at the relaxed threshold, capped at `size`; children groups at the strict one."""
-    if embedder is not None and not callable(getattr(embedder, "embed", None)):
-        raise TypeError(f"embedder must be a chunking.embed.Embedder (wrap a callable in one), got {embedder!r:.60}")
     sentences, distance = semantic.distances(text, embedder=embedder)  # each sentence embedded once
     split = lambda p: recursive.split(text, *p, length, size, 0, ("words",))  # noqa: E731
     planned = []

@@ -99,11 +99,12 @@ def distances(text: str, *, window: int = 1, embedder: embed.Embedder | None = N
     """
     text = check_text(text)
     _check_count("window", window, None)
+    if embedder is not None:
+        embed.resolve_embedder(embedder)  # a wrong embedder fails before any work, even on one sentence
     sentences = split_sentences(text)
     if len(sentences) < 2:
         return sentences, np.zeros(0)
-    embedder = embed.default_embedder() if embedder is None else embedder
-    vectors = embedder.embed([text[s:e] for s, e in sentences])
+    vectors = embed.resolve_embedder(embedder).embed([text[s:e] for s, e in sentences])
     vectors = np.asarray(vectors, dtype=np.float64)
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     n = len(sentences)

@@ -17,9 +17,12 @@ server — the code does not change. Taught in notebooks 00 and 12.
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
+import math
 import os
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +35,7 @@ DENSE = "dense"
 SPARSE = "bm25"
 URL_ENV, KEY_ENV = "QDRANT_URL", "QDRANT_API_KEY"
 BATCH_SIZE = 256
+TIMEOUT = 30.0  # seconds a request to a Qdrant server may take, first byte sent to last byte read
 
 
 @dataclass(frozen=True)
@@ -43,17 +47,23 @@ class Hit:
 
 
 def connect(
-    location: str | Path | None = None, *, url: str | None = None, timeout: int = 10, use_env: bool = True
+    location: str | Path | None = None, *, url: str | None = None, timeout: float = TIMEOUT, use_env: bool = True
 ):
     """A Qdrant client: `url` or `$QDRANT_URL` if given, else local (`":memory:"` or a folder).
 
     With `use_env=False` the environment is not consulted: an explicit folder stays a folder.
+    For a server, `timeout` is each request's deadline in seconds, from sending it to reading the
+    last byte of the answer: a server that answers a byte at a time cannot hold a call forever
+    (the HTTP client's own timeouts restart with every byte that arrives).
     """
     from qdrant_client import QdrantClient
 
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     url = url or (os.environ.get(URL_ENV) if use_env else None)
     if url:
-        client = QdrantClient(url=url, api_key=os.environ.get(KEY_ENV), timeout=timeout)
+        client = QdrantClient(url=url, api_key=os.environ.get(KEY_ENV), timeout=math.ceil(timeout),
+                              transport=_deadline_transport(url, timeout))
         try:
             client.get_collections()
         except Exception as error:  # the client raises many kinds; all mean "not reachable"
@@ -70,7 +80,9 @@ def connect(
                 f"the Qdrant folder {str(location)!r} is open in another process; close it there, "
                 "use another folder, or run a Qdrant server and set QDRANT_URL"
             ) from None
-        raise
+        raise _damaged(location, error) from None
+    except Exception as error:  # a truncated meta.json or storage.sqlite: json, sqlite3, pickle errors…
+        raise _damaged(location, error) from None
 
 
 def collection_name(corpus: str, strategy: str, options: Mapping[str, object]) -> str:
@@ -216,6 +228,79 @@ def chunk_from_payload(data: Mapping) -> Chunk:
         text=data["text"], start=data["start"], end=data["end"], index=data["index"],
         strategy=data["strategy"], doc_id=data["doc_id"], context=data.get("context", ""), metadata=metadata,
     )
+
+
+# --- a deadline for every request to a server ---------------------------------------------------------
+
+_DEADLINE: contextvars.ContextVar[tuple[float, str] | None] = contextvars.ContextVar("qdrant_deadline", default=None)
+
+
+def _deadline_transport(url: str, seconds: float):
+    """An httpx transport whose sockets stop reading and writing `seconds` after each request starts."""
+    import httpcore
+    import httpx
+
+    class Stream(httpcore.NetworkStream):
+        def __init__(self, stream: httpcore.NetworkStream) -> None:
+            self.stream = stream
+
+        def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+            return _within_deadline(self.stream.read, max_bytes, timeout=timeout)
+
+        def write(self, buffer: bytes, timeout: float | None = None) -> None:
+            _within_deadline(self.stream.write, buffer, timeout=timeout)
+
+        def close(self) -> None:
+            self.stream.close()
+
+        def start_tls(self, ssl_context, server_hostname=None, timeout=None) -> httpcore.NetworkStream:
+            return Stream(_within_deadline(self.stream.start_tls, ssl_context, server_hostname, timeout=timeout))
+
+        def get_extra_info(self, info: str):
+            return self.stream.get_extra_info(info)
+
+    class Backend(httpcore.NetworkBackend):
+        def __init__(self, backend: httpcore.NetworkBackend) -> None:
+            self.backend = backend
+
+        def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+            return Stream(_within_deadline(self.backend.connect_tcp, host, port, timeout=timeout,
+                                           local_address=local_address, socket_options=socket_options))
+
+        def sleep(self, seconds: float) -> None:
+            self.backend.sleep(seconds)
+
+    class Transport(httpx.HTTPTransport):
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            _DEADLINE.set((time.monotonic() + seconds, f"Qdrant at {url!r} gave no full answer within {seconds:g} s"))
+            return super().handle_request(request)  # the client then reads the body: the deadline still holds
+
+    transport = Transport()
+    transport._pool._network_backend = Backend(transport._pool._network_backend)  # httpx offers no option for it
+    return transport
+
+
+def _within_deadline(call, *args, timeout: float | None, **kwargs):
+    """`call(*args, timeout=...)` with the timeout cut to what is left of the current request's deadline."""
+    import httpcore
+
+    deadline = _DEADLINE.get()
+    if deadline is None:
+        return call(*args, timeout=timeout, **kwargs)
+    left = deadline[0] - time.monotonic()
+    if left <= 0:
+        raise httpcore.ReadTimeout(deadline[1])
+    try:
+        return call(*args, timeout=left if timeout is None else min(timeout, left), **kwargs)
+    except httpcore.TimeoutException:
+        if deadline[0] - time.monotonic() <= 0:
+            raise httpcore.ReadTimeout(deadline[1]) from None
+        raise
+
+
+def _damaged(location: str | Path, error: BaseException) -> RuntimeError:
+    return RuntimeError(f"the Qdrant folder {str(location)!r} cannot be opened, it looks damaged "
+                        f"({type(error).__name__}: {_one_line(error)}); index into a new folder, or delete this one")
 
 
 def _one_line(error: BaseException) -> str:

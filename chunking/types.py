@@ -18,6 +18,7 @@ Taught in notebook 00.
 from __future__ import annotations
 
 import gc
+import re
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -28,6 +29,7 @@ from typing import Any
 
 NAMESPACE = uuid.UUID("6b1f2c1e-9a0e-5d2e-8a43-63686b6e6b73")  # fixed: ids must never change
 PREVIEW_CHARS = 40
+_SURROGATE = re.compile("[\ud800-\udfff]")
 NO_METADATA: Mapping[str, Any] = MappingProxyType({})  # shared by every chunk without metadata
 
 Span = tuple[int, int]
@@ -90,6 +92,9 @@ def make_chunks(
     """Build chunks from `(start, end)` spans of `source`, numbering them in order."""
     if not isinstance(doc_id, str):
         raise TypeError(f"doc_id must be str, got {type(doc_id).__name__}: {doc_id!r:.60}")
+    if not doc_id.isascii() and (bad := _SURROGATE.search(doc_id)):
+        raise ValueError(f"doc_id holds a lone surrogate {bad.group()!r} at offset {bad.start()}: not valid "
+                         f"Unicode (it could not go into an id, JSON or a vector store), got {doc_id!r:.60}")
     chunks = []
     for i, (start, end) in enumerate(spans):
         chunks.append(
