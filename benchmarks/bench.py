@@ -61,7 +61,8 @@ SUMMARY_START, SUMMARY_END = "<!-- bench-summary -->", "<!-- /bench-summary -->"
 FLOOR = "tiktoken encode (the floor)"
 FIXED, FIXED_CHARS = "fixed, 512 tokens", "fixed, 1000 characters"
 SENTENCE, RECURSIVE, RECURSIVE_CHARS = "sentence, 512 tokens", "recursive, 512 tokens", "recursive, 1000 characters"
-QUICK = {"sizes": "0.2", "repeat": 1, "memory": False, "semantic_kb": 2.0, "batch_sizes": "16", "torch_threads": 1}
+QUICK = {"sizes": "0.2", "repeat": 1, "memory": False, "semantic_kb": 2.0, "batch_sizes": "16", "torch_threads": 1,
+         "pathological_sizes": "1000,10000", "pathological_families": "dots,html-open-tags"}
 PEER_MODULES = {  # distribution → import name
     "langchain-text-splitters": "langchain_text_splitters",
     "chonkie": "chonkie",
@@ -133,12 +134,34 @@ def main(argv: list[str] | None = None) -> None:
     if args.memory:
         run_memory(rows, args)
     semantic = run_semantic(args) if args.semantic_kb > 0 else {"skipped": "--semantic-kb 0"}
-    report = Report(args, rows, semantic, machine(load_before, texts[args.sizes[0]], args))
+    hostile = run_pathological(args) if args.pathological_sizes else []
+    report = Report(args, rows, semantic, machine(load_before, texts[args.sizes[0]], args), hostile)
     print(report.markdown(page=False))
     if args.out:
         report.write(args.out)
     if args.readme:
         replace_summary(README, report.summary())
+
+
+# --- pathological input --------------------------------------------------------------------------------
+
+
+@functools.cache
+def pathological():
+    """benchmarks/pathological.py, by path (pysbd installs a top-level package named `benchmarks`)."""
+    spec = importlib.util.spec_from_file_location("chunking_pathological", Path(__file__).parent / "pathological.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_pathological(args: argparse.Namespace) -> list[dict]:
+    """Every pathological family through every target at `--pathological-sizes`, timed once each."""
+    module = pathological()
+    families = args.pathological_families or list(module.FAMILIES)
+    progress(f"pathological input: {len(families)} families at {args.pathological_sizes} characters")
+    return module.run(families, list(module.targets()), tuple(args.pathological_sizes))
 
 
 # --- the cases ------------------------------------------------------------------------------------------
@@ -559,6 +582,7 @@ class Report:
     rows: list[Row]
     semantic: dict
     machine: dict
+    pathological: list[dict] = field(default_factory=list)
 
     @property
     def measured(self) -> list[Row]:
@@ -570,7 +594,26 @@ class Report:
         parts += ["![MB/s per case, ours and the peers](benchmarks.png)", PEERS_NOTE] if page else []
         parts += ["## Targets (issue 6)", self.targets_table()]
         parts += ["## Semantic chunking and embedding", self.semantic_tables()]
+        if self.pathological:
+            parts += ["## Pathological input", self.pathological_tables()]
         return "\n\n".join(p for p in parts if p) + "\n"
+
+    def pathological_tables(self) -> str:
+        module, sizes = pathological(), self.args.pathological_sizes
+        flagged = module.superlinear(self.pathological)
+        families = sorted({row["family"] for row in self.pathological})
+        judged = [row["growth"] for row in self.pathological if row["growth"] is not None]
+        verdict = ("none is superlinear" if not flagged else
+                   f"**{len(flagged)} superlinear**: " + ", ".join(f"{r['target']} on {r['family']}" for r in flagged))
+        intro = (f"{len(families)} families of hostile text (`benchmarks/pathological.py`) through every loader and "
+                 f"strategy, one call each at {', '.join(f'{n:,}' for n in sizes)} characters (64 tokens a chunk). "
+                 f"Growth is the time at the largest size over the time at the one before: about "
+                 f"{sizes[-1] / sizes[-2]:g} for linear work, {(sizes[-1] / sizes[-2]) ** 2:g} for quadratic; "
+                 f"it is not judged under {module.NOISE:g} s. Highest growth: "
+                 f"{max(judged, default=0):.1f}; {verdict} (flagged above {module.SUPERLINEAR:g}). "
+                 "tests/test_linear.py counts "
+                 "the same families' work (characters read by the tokenizer, a unit, the HTML tokenizer).")
+        return intro + "\n\n" + module.markdown(self.pathological, sizes)
 
     def speed_table(self) -> str:
         sizes, first = self.args.sizes, self.args.sizes[0]
@@ -812,7 +855,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-memory", dest="memory", action="store_false", help="skip the memory subprocesses")
     parser.add_argument("--out", type=Path, help="folder for benchmarks.md and .png (default docs/; --quick: none)")
     parser.add_argument("--readme", action="store_true", help="refresh the summary table in README.md")
-    parser.add_argument("--quick", action="store_true", help="0.2 MB, 1 run, no memory, 2 KB semantic, 1 thread")
+    parser.add_argument("--pathological-sizes", default="10000,100000,1000000",
+                        help="characters for the pathological families, comma-separated (0: skip)")
+    parser.add_argument("--pathological-families", help="comma-separated family names (default: all)")
+    parser.add_argument("--quick", action="store_true",
+                        help="0.2 MB, 1 run, no memory, 2 KB semantic, 1 thread, two pathological families")
     parser.add_argument("--memory-case", help=argparse.SUPPRESS)  # the memory subprocess's side
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
@@ -823,6 +870,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.out = ROOT / "docs"
     args.sizes = [float(s) for s in str(args.sizes).split(",")]
     args.batch_sizes = [int(b) for b in str(args.batch_sizes).split(",")]
+    args.pathological_sizes = [int(n) for n in str(args.pathological_sizes).split(",") if int(n) > 0]
+    if args.pathological_families:
+        args.pathological_families = args.pathological_families.split(",")
     if args.repeat < 1 or min(args.sizes) <= 0:
         parser.error(f"--repeat must be >= 1 and --sizes positive, got {args.repeat} and {args.sizes}")
     args.argv = argv

@@ -207,22 +207,37 @@ def format_row(row: dict, sizes: tuple[int, ...]) -> str:
 
 
 def markdown(rows: list[dict], sizes: tuple[int, ...]) -> str:
-    """A table per target: families as rows, seconds at each size, and the growth."""
-    heads = [f"{n // 1000:,}k" if n < 1_000_000 else f"{n / 1e6:g}M" for n in sizes]
-    lines = []
-    by_target: dict[str, list[dict]] = {}
+    """A matrix (family × target: seconds at the largest size, and the growth), then every time in full."""
+    targets_ = list(dict.fromkeys(row["target"] for row in rows))
+    by_family: dict[str, dict[str, dict]] = {}
     for row in rows:
-        by_target.setdefault(row["target"], []).append(row)
-    header = "| family | kind | " + " | ".join(f"{h} (s)" for h in heads) + " | growth |"
-    lines += [header, "|" + "---|" * (len(heads) + 3)]
-    for target, group in by_target.items():
-        lines.append(f"| **{target}** |" + " |" * (len(heads) + 2))
-        for row in group:
-            g = row["growth"]
-            mark = "—" if g is None else f"{g:.1f}" + (" ⚠" if g > SUPERLINEAR else "")
-            cells = " | ".join(_seconds(row["seconds"][n]) for n in sizes)
-            lines.append(f"| {row['family']} | {row['kind']} | {cells} | {mark} |")
-    return "\n".join(lines)
+        by_family.setdefault(row["family"], {})[row["target"]] = row
+    heads = [_size(n) for n in sizes]
+    lines = ["| family | kind | " + " | ".join(targets_) + " |", "|" + "---|" * (len(targets_) + 2)]
+    for family, cells in by_family.items():
+        kind = next(iter(cells.values()))["kind"]
+        lines.append(f"| {family} | {kind} | " + " | ".join(_cell(cells.get(t), sizes) for t in targets_) + " |")
+    matrix = "\n".join(lines)
+    full = [f"| family | target | {' | '.join(f'{h} (s)' for h in heads)} | growth |", "|" + "---|" * (len(heads) + 3)]
+    for row in rows:
+        g = row["growth"]
+        full.append(f"| {row['family']} | {row['target']} | " + " | ".join(_seconds(row["seconds"][n]) for n in sizes)
+                     + f" | {'—' if g is None else f'{g:.1f}'} |")
+    return (f"Seconds at {heads[-1]} characters, and in brackets the growth from {heads[-2]} "
+            f"(— where too fast to judge; ⚠ above {SUPERLINEAR:g}):\n\n{matrix}\n\n"
+            f"<details><summary>Every time, at {', '.join(heads)}</summary>\n\n" + "\n".join(full) + "\n\n</details>")
+
+
+def _cell(row: dict | None, sizes: tuple[int, ...]) -> str:
+    if row is None:
+        return ""
+    g = row["growth"]
+    growth = "—" if g is None else f"{g:.0f}" + (" ⚠" if g > SUPERLINEAR else "")
+    return f"{_seconds(row['seconds'][sizes[-1]])} ({growth})"
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:g}M" if n >= 1_000_000 else f"{n / 1000:g}k"
 
 
 def _seconds(value: float | None) -> str:

@@ -31,7 +31,8 @@ def quick(tmp_path_factory):
 def rows_of(markdown: str, heading: str) -> list[list[str]]:
     """The cells of the first table under `heading`, header first (the separator line dropped)."""
     section = markdown.split(heading, 1)[1]
-    lines = [line for line in section.split("\n\n", 2)[1].splitlines() if not line.startswith("|---")]
+    block = next(part for part in section.split("\n\n") if part.startswith("|"))
+    lines = [line for line in block.splitlines() if not line.startswith("|---")]
     return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines]
 
 
@@ -103,3 +104,18 @@ def test_readme_summary_is_replaced_between_its_markers(tmp_path):
     bench.replace_summary(readme, "| new |")
     assert readme.read_text(encoding="utf-8") == f"intro\n{bench.SUMMARY_START}\n| new |\n{bench.SUMMARY_END}\nrest\n"
     assert bench.SUMMARY_START in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_quick_run_times_the_pathological_families_on_every_target(quick):
+    header, *rows = rows_of(quick[0], "## Pathological input")
+    targets = set(bench.pathological().targets())
+    assert header[:2] == ["family", "kind"] and set(header[2:]) == targets
+    assert [row[0] for row in rows] == ["dots", "html-open-tags"]
+    assert all(cell.split(" ")[0].replace(".", "").isdigit() for row in rows for cell in row[2:])
+
+
+def test_the_pathological_benchmark_has_at_least_twenty_families_of_each_shape():
+    families = bench.pathological().FAMILIES
+    kinds = {kind for kind, _ in families.values()}
+    assert len(families) >= 20
+    assert {"punctuation run", "unclosed construct", "deep nesting", "one character", "markup storm"} <= kinds

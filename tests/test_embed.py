@@ -7,7 +7,7 @@ import sqlite3
 import numpy as np
 import pytest
 
-from chunking.embed import Embedder, load_model
+from chunking.embed import Embedder, folder_fingerprint, load_model
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +100,43 @@ def test_a_string_is_not_a_list_of_texts(embedder):
 def test_hub_names_are_not_downloaded():
     with pytest.raises(ValueError, match="local sentence-transformers folder"):
         load_model("sentence-transformers/all-MiniLM-L6-v2")
+
+
+# --- what the cache keys vectors by ---------------------------------------------------------------
+
+def test_two_callables_without_names_never_share_vectors(tmp_path):
+    first = Embedder(lambda texts: np.array([[1.0, 0.0]] * len(texts)), cache=tmp_path)
+    second = Embedder(lambda texts: np.array([[0.0, 1.0]] * len(texts)), cache=tmp_path)
+    assert first.embed(["same text"]).tolist() == [[1.0, 0.0]]
+    assert second.embed(["same text"]).tolist() == [[0.0, 1.0]]
+
+
+def test_a_named_callable_is_cached_under_its_name(tmp_path):
+    calls = []
+
+    def model(texts):
+        calls.append(list(texts))
+        return np.array([[1.0, 2.0]] * len(texts))
+
+    Embedder(model, name="toy@1", cache=tmp_path).embed(["cached"])
+    Embedder(model, name="toy@1", cache=tmp_path).embed(["cached"])
+    Embedder(model, name="toy@2", cache=tmp_path).embed(["cached"])  # a new version: computed again
+    assert calls == [["cached"], ["cached"]]
+
+
+def test_a_models_identity_changes_with_its_files_backend_and_normalisation(tmp_path):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "weights.bin").write_bytes(b"\x00" * 100)
+    before = folder_fingerprint(str(folder))
+    (folder / "weights.bin").write_bytes(b"\x00" * 99 + b"\x01")
+    folder_fingerprint.cache_clear()
+    assert folder_fingerprint(str(folder)) != before
+    identity = Embedder(cache=False).identity
+    assert identity.startswith("all-MiniLM-L6-v2|sha256:") and identity.endswith("|torch|normalized")
+
+
+@pytest.mark.parametrize("name", ["", "  ", 3])
+def test_a_bad_name_is_refused(name):
+    with pytest.raises(ValueError, match="name must be a non-empty str"):
+        Embedder(lambda texts: np.ones((len(texts), 2)), name=name)
