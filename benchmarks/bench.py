@@ -159,7 +159,8 @@ def pathological():
 def run_pathological(args: argparse.Namespace) -> list[dict]:
     """Every pathological family through every target at `--pathological-sizes`, timed once each."""
     module = pathological()
-    families = args.pathological_families or list(module.FAMILIES)
+    families = args.pathological_families or list(module.DEFAULT_FAMILIES)
+    families = list(module.FAMILIES) if families == ["all"] else families
     progress(f"pathological input: {len(families)} families at {args.pathological_sizes} characters")
     return module.run(families, list(module.targets()), tuple(args.pathological_sizes))
 
@@ -857,7 +858,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--readme", action="store_true", help="refresh the summary table in README.md")
     parser.add_argument("--pathological-sizes", default="10000,100000,1000000",
                         help="characters for the pathological families, comma-separated (0: skip)")
-    parser.add_argument("--pathological-families", help="comma-separated family names (default: all)")
+    parser.add_argument("--pathological-families",
+                        help="comma-separated family names, or all (default: pathological.DEFAULT_FAMILIES, 25)")
     parser.add_argument("--quick", action="store_true",
                         help="0.2 MB, 1 run, no memory, 2 KB semantic, 1 thread, two pathological families")
     parser.add_argument("--memory-case", help=argparse.SUPPRESS)  # the memory subprocess's side

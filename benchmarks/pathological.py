@@ -14,7 +14,7 @@
 
 Tests count work on the same families (tests/test_linear.py); this file only times them.
 
-    python benchmarks/pathological.py [--sizes 10000,100000,1000000] [--families a,b] [--targets x,y]
+    python benchmarks/pathological.py [--sizes 10000,100000,1000000] [--families a,b|all] [--targets x,y]
 """
 
 from __future__ import annotations
@@ -103,6 +103,14 @@ FAMILIES: dict[str, tuple[str, Callable[[int], str]]] = {
     "md-nested-lists": ("deep nesting", indented("- x")),
     "parentheses": ("deep nesting", nested("(", ")")),
 }
+
+
+# The families `make bench` times (every kind; `--pathological-families all` times all of them).
+DEFAULT_FAMILIES = ("dots", "bang-question", "ellipsis", "dot-closer", "cjk-stops", "tiny-sentences", "dash-lines",
+                    "one-letter", "spaces", "newlines", "cjk", "emoji", "devanagari",
+                    "html-open-tags", "html-comment-opens", "html-quoted-attribute", "md-image-opens",
+                    "md-link-opens", "md-emphasis", "md-headings", "md-fence-storm", "html-entities",
+                    "html-nested-lists", "md-blockquotes", "md-nested-lists")
 
 
 def bag_of_words(texts: list[str]) -> np.ndarray:
@@ -251,12 +259,13 @@ def _seconds(value: float | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="characters, comma-separated")
-    parser.add_argument("--families", help="comma-separated family names (default: all)")
+    parser.add_argument("--families", help="comma-separated family names, or all (default: DEFAULT_FAMILIES)")
     parser.add_argument("--targets", help="comma-separated target names (default: all)")
     parser.add_argument("--limit", type=float, default=LIMIT, help="seconds one call may take")
     args = parser.parse_args(argv)
     sizes = tuple(int(s) for s in args.sizes.split(","))
-    families = args.families.split(",") if args.families else list(FAMILIES)
+    families = list(FAMILIES) if args.families == "all" else args.families.split(",") if args.families else list(
+        DEFAULT_FAMILIES)
     names = args.targets.split(",") if args.targets else list(targets())
     rows = run(families, names, sizes, args.limit, progress=lambda line: print(line, flush=True))
     flagged = superlinear(rows)

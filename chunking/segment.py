@@ -98,12 +98,14 @@ def split_words(text: str) -> list[Span]:
 
 
 def trim(text: str, start: int, end: int) -> Span:
-    """Shrink `[start, end)` past leading and trailing whitespace (may become empty)."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
+    """Shrink `[start, end)` past leading and trailing whitespace (may become empty: `(end, end)`)."""
+    if start >= end or not (text[start].isspace() or text[end - 1].isspace()):
+        return start, end
+    piece = text[start:end]  # str.strip's C loop, not one Python step per whitespace character
+    left = len(piece) - len(piece.lstrip())
+    if left == len(piece):
+        return end, end
+    return start + left, start + len(piece.rstrip())
 
 
 def shift(spans: list[Span], offset: int) -> list[Span]:

@@ -68,7 +68,7 @@ def slide(
     """Windows over `pieces`, each advancing by the non-overlapping share of the last one.
 
     A window that would end before the previous one did (possible only for a unit that does not
-    grow with the text) is not kept: the window starts after the previous one instead.
+    grow with the text) is not kept: the window starts after the previous one's end instead.
     """
     measure = Measure(text, pieces, length, size)
     estimate, fits = measure.estimate, measure.fits
@@ -81,7 +81,7 @@ def slide(
         if last > first and not fits(first, last):
             last = max(first, measure.last_fit(first, first, last - 1, down=True))
         last = measure.last_fit(first, last, len(pieces) - 1)
-        if last <= previous:
+        if last < previous:
             first = previous + 1
             continue
         if first == last and not fits(first, last):
