@@ -52,9 +52,11 @@ from pathlib import Path
 from typing import Any
 
 from chunking import chunk, get_encoding
-from chunking.tokens import PART_CHARS, THREADS, seam_cuts
+from chunking.sizers import Tokens
+from chunking.tokens import PART_CHARS, seam_cuts
 
 ROOT = Path(__file__).resolve().parent.parent
+THREADS = Tokens().threads  # what the default tokens sizer encodes long texts on
 CORPUS = ROOT / "data" / "corpus"
 README = ROOT / "README.md"
 SUMMARY_START, SUMMARY_END = "<!-- bench-summary -->", "<!-- /bench-summary -->"

@@ -35,7 +35,7 @@ from chunking import bm25, chunk, contextual, store
 from chunking.embed import Embedder
 from chunking.evaluate import load_questions, span_metrics
 from chunking.load import load_corpus
-from chunking.tokens import count_tokens_many
+from chunking.tokens import count_tokens
 
 ROOT = Path(__file__).resolve().parent.parent
 BASES = ("recursive", "markdown")
@@ -70,7 +70,7 @@ def build(documents, base, provider, options, chunk_size, embedder, client):
     store.index(client, name, chunks, vectors, sparse=encoder.encode_documents(texts))
     pieces = embedder.count_pieces(texts)
     costs = {"chunks": len(chunks), "truncated": float(np.mean([p > embedder.max_pieces for p in pieces])),
-             "context_tokens": float(np.mean(count_tokens_many([c.context for c in chunks])))}
+             "context_tokens": float(np.mean([count_tokens(c.context) for c in chunks]))}
     return name, encoder, costs
 
 

@@ -21,7 +21,6 @@ from chunking import parent_child, store
 from chunking.embed import default_embedder
 from chunking.evaluate import load_questions, recall_at_budget, span_metrics
 from chunking.load import load_corpus
-from chunking.tokens import count_tokens_many
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 CHUNK_SIZE = 128
@@ -79,7 +78,7 @@ def run_config(client, documents, questions, queries, embedder, mode: str, size:
         hits = store.search(client, f"pc-{mode}-{size}-lookup", vector, k=k)
         times.append(time.perf_counter() - started)
         spans = [(h.chunk.doc_id, h.chunk.start, h.chunk.end) for h in hits]
-        scores.append(score(question, spans, count_tokens_many([h.chunk.text for h in hits])))
+        scores.append(score(question, spans, [h.chunk.token_count for h in hits]))
     rows.append({"config": config, "storage": "children", "children": len(children), "parents": "", **mean(scores),
                  "points": "", "payload_chars": "", "query_ms": 1000 * statistics.median(times), "differ": ""})
     return rows

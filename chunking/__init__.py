@@ -10,12 +10,15 @@ Every chunk is a span of its source: `source[c.start:c.end] == c.text`, for ever
 from __future__ import annotations
 
 import functools
+import gc
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from chunking import contextual, fixed, markdown, paragraph, parent_child, recursive, semantic, sentence, sliding
+from chunking.checks import check_chunks
 from chunking.tokens import count_tokens, get_encoding
-from chunking.types import Chunk, check_chunks, collector_paused
+from chunking.types import Chunk
 
 __all__ = ["STRATEGIES", "Chunk", "check_chunks", "chunk", "count_tokens", "get_encoding"]
 __version__ = "0.1.0"
@@ -57,3 +60,21 @@ def _options_of(function: Callable[..., list[Chunk]]) -> tuple[tuple[str, ...], 
     parameters = inspect.signature(function).parameters
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
     return tuple(p for p in parameters if p != "text"), takes_any
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for a bulk allocation (spans, chunks, parse trees).
+
+    A chunker allocates many small objects that form no cycles and mostly live on. The collector
+    would rescan them, and every other object in the process, again and again as the pile grows:
+    10 MB chunked about 10% slower per MB than 1 MB in a process with big libraries loaded.
+    The switch is process-wide; it is restored to what it was, so a caller's `gc.disable()` holds.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -32,7 +32,8 @@ import warnings
 from pathlib import Path
 
 from chunking import STRATEGIES, chunk
-from chunking.tokens import UNITS, resolve_sizes
+from chunking.options import resolve_sizes
+from chunking.sizers import UNITS
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT / "data" / "corpus"

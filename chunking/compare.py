@@ -28,7 +28,6 @@ import numpy as np
 
 from chunking import STRATEGIES, bm25, chunk, late, parent_child, store
 from chunking.evaluate import Question, recall_at_budget, span_metrics, summarize
-from chunking.tokens import count_tokens_many
 from chunking.types import Chunk
 
 METRICS = ("recall", "precision", "iou", "precision_omega", "hit", "reciprocal_rank", "recall_at_budget",
@@ -245,7 +244,7 @@ def score_question(
     references = [(r.doc, r.start, r.end) for r in question.references]
     retrieved = [(c.doc_id, c.start, c.end) for c in retrieved_chunks]
     scores = span_metrics(references, retrieved, spans_by_doc)
-    tokens = count_tokens_many([c.text for c in retrieved_chunks])
+    tokens = [c.token_count for c in retrieved_chunks]
     scores["recall_at_budget"] = recall_at_budget(references, retrieved, tokens, budget)
     scores["retrieved_tokens"] = float(sum(tokens))
     return scores

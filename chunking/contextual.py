@@ -32,8 +32,9 @@ from collections.abc import Sequence
 from chunking import markdown
 from chunking.bm25 import tokenize
 from chunking.load import document_title
+from chunking.options import check_int, check_text
 from chunking.segment import split_sentences
-from chunking.tokens import Unit, check_text, count_tokens
+from chunking.tokens import count_tokens
 from chunking.types import Chunk, make_chunks
 
 STRATEGY = "contextual"
@@ -49,7 +50,7 @@ def chunk(
     *,
     chunk_size: int = 200,
     chunk_overlap: int | float = 0,
-    unit: Unit = "tokens",
+    unit="tokens",
     base: str = "recursive",
     provider: str = "heading",
     title: str | None = None,
@@ -117,9 +118,8 @@ def summarize(text: str, *, sentences: int = SUMMARY_SENTENCES, max_tokens: int 
     A sentence's centrality is its cosine similarity summed over all sentences — its dot product
     with the sum of all the (unit) sentence vectors — so it costs one pass, not all pairs.
     """
-    for name, value in (("sentences", sentences), ("max_tokens", max_tokens)):
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    check_int("sentences", sentences)
+    check_int("max_tokens", max_tokens)
     candidates = []
     for start, end in split_sentences(text):
         sentence = " ".join(text[start:end].split())

@@ -12,8 +12,8 @@ second pass over the text (and more when a chunk is re-tried). The fact that sav
    and ends at seams or at the region's edges. `estimate` gives many spans at once the tokens
    that end inside them (or in the gap after them): close, and what packing grows chunks by
    before settling exactly.
-3. `TokenMemo` keeps, for one chunking call, that region counter and every edge word it has
-   encoded (the same few words recur: " The", " and").
+3. `chunking.sizers.Tokens` keeps, for one chunking call, these counters and every edge word they
+   have encoded (the same few words recur: " The", " and").
 Text with no seams (CJK, one long word) is simply encoded; a span across a cut the region's
 encoding had to make inside a long seamless stretch (see `tokens.seam_cuts`) too. `count` equals
 `count_tokens(text[start:end])` exactly; tests/test_counting.py checks that on random text.
@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from chunking.tokens import count_tokens, token_boundaries
+from chunking.tokens import PART_CHARS, count_tokens, token_boundaries
 
 Span = tuple[int, int]
 SEARCH_LIMIT = 32  # spaces before non-letters ("1 2 3 …") to skip before encoding a span whole
@@ -36,10 +36,12 @@ SEARCH_LIMIT = 32  # spaces before non-letters ("1 2 3 …") to skip before enco
 class TokenCounter:
     """Counts of any span inside one region of `text`, from a single encoding of the region."""
 
-    def __init__(self, text: str, start: int = 0, end: int | None = None, *, encoded=count_tokens) -> None:
+    def __init__(self, text: str, start: int = 0, end: int | None = None, *, encoded=count_tokens,
+                 threads: int = 1, part_chars: int = PART_CHARS) -> None:
         end = len(text) if end is None else end
         self.text, self.start, self.end, self.encoded = text, start, end, encoded
-        self.bytes, chars, self.aligned, forced = token_boundaries(text[start:end])
+        self.bytes, chars, self.aligned, forced = token_boundaries(text[start:end], threads=threads,
+                                                                  part_chars=part_chars)
         self.chars = chars + start if start else chars  # every token boundary, as an offset of `text`
         self.forced = [start + cut for cut in forced]  # cuts inside long seamless stretches (rare)
 
@@ -78,35 +80,6 @@ class TokenCounter:
         """Index of the token boundary at `offset` (the last one: earlier ones end mid-character)."""
         # the needle in the array's own dtype: a mixed-type search would copy the whole array each time
         return int(self.chars.searchsorted(self.chars.dtype.type(offset), "right")) - 1
-
-
-class TokenMemo:
-    """What one chunking call learns about its text's tokens: region counters, edge-word counts.
-
-    `resolve_unit("tokens")` makes a fresh one, so nothing carries over between calls.
-    """
-
-    def __init__(self) -> None:
-        self.counts: dict[str, int] = {}
-        self._text: str | None = None
-        self._counters: dict[tuple[int, int], TokenCounter] = {}
-
-    def count(self, text: str) -> int:
-        """`count_tokens(text)`, encoded once per distinct text."""
-        n = self.counts.get(text)
-        if n is None:
-            n = self.counts[text] = count_tokens(text)
-        return n
-
-    def counter(self, text: str, start: int = 0, end: int | None = None) -> TokenCounter:
-        """A `TokenCounter` over `text[start:end]` (all of it by default), made on first use and
-        kept for later levels and later calls on the same region of the same text."""
-        if self._text is not text:
-            self._text, self._counters = text, {}
-        region = (start, len(text) if end is None else end)
-        if region not in self._counters:
-            self._counters[region] = TokenCounter(text, *region, encoded=self.count)
-        return self._counters[region]
 
 
 def first_seam(text: str, start: int, end: int) -> int | None:

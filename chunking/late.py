@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from chunking.embed import Embedder, resolve_embedder
-from chunking.tokens import check_text
+from chunking.options import check_text
 from chunking.types import Chunk
 
 OVERLAP = 64  # word-pieces shared by neighbouring windows

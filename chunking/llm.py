@@ -37,9 +37,9 @@ import urllib.request
 from pathlib import Path
 from typing import NoReturn
 
-from chunking import fixed
 from chunking.embed import CACHE_ENV, default_cache_dir
-from chunking.tokens import count_tokens, resolve_unit
+from chunking.sizers import Tokens
+from chunking.tokens import count_tokens
 
 BASE_URL_ENV, MODEL_ENV = "CHUNKING_LLM_BASE_URL", "CHUNKING_LLM_MODEL"
 DEFAULT_BASE_URL = "http://localhost:11434/v1"  # Ollama's OpenAI-compatible API
@@ -164,7 +164,7 @@ def truncate_to_tokens(text: str, limit: int) -> str:
     text = text.strip()
     if count_tokens(text) <= limit:
         return text
-    spans = fixed.windows(text, 0, len(text), resolve_unit("tokens"), limit)
+    spans = Tokens().bind(text).windows(0, len(text), limit)
     return text[: spans[0][1]].rstrip() if spans else ""
 
 

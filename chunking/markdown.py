@@ -26,11 +26,11 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from chunking import recursive
-from chunking.packing import pack
+from chunking.options import check_flag, check_text, resolve_sizes
+from chunking.packing import fallback, pack
 from chunking.segment import Span, trim
-from chunking.tokens import Unit, check_flag, check_text, resolve_sizes, resolve_unit
-from chunking.types import Chunk, collector_paused, make_chunks
+from chunking.sizers import resolve_unit
+from chunking.types import Chunk, make_chunks
 
 STRATEGY = "markdown"
 PATH_SEPARATOR = " > "
@@ -59,7 +59,7 @@ def chunk(
     *,
     chunk_size: int = 200,
     chunk_overlap: int | float = 0,
-    unit: Unit = "tokens",
+    unit="tokens",
     include_heading_path: bool = True,
     doc_id: str = "",
 ) -> list[Chunk]:
@@ -71,13 +71,12 @@ def chunk(
     """
     text = check_text(text)
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
-    length = resolve_unit(unit)
+    bound = resolve_unit(unit).bind(text)
     check_flag("include_heading_path", include_heading_path)
     spans, paths = [], []
     for section in sections(text):
-        split = functools.partial(_split_block, text, section, length, size, overlap)
         pieces = [span for span, _ in section.blocks]
-        section_spans = pack(text, pieces, length, size, overlap, split)
+        section_spans = pack(pieces, bound, size, overlap, _block_splitter(bound, section, size, overlap))
         spans += section_spans
         paths += [section.path] * len(section_spans)
     context = [PATH_SEPARATOR.join(p) if include_heading_path else "" for p in paths]
@@ -131,15 +130,13 @@ def _blocks(text: str) -> list[tuple[Span, str, int, str]]:
 
 
 def parse(text: str) -> list:
-    """markdown-it's block tokens of `text` (inline content left unparsed), the collector paused.
+    """markdown-it's block tokens of `text`, inline content left unparsed: that halves the cost, and
+    inline parsing's time is quadratic on unclosed brackets and emphasis ("![" * n).
 
-    The parser allocates an object per block and keeps them all (10 MB parsed 30% slower per MB
-    than 1 MB while the collector kept rescanning them). They hold no cycles. Inline parsing
-    (emphasis, links) is skipped: it halves the cost, and its time is quadratic on unclosed
-    brackets and emphasis ("![" * n), where block parsing stays linear.
+    The parser keeps an object per block; `chunking.chunk` pauses the garbage collector meanwhile
+    (10 MB parsed 30% slower per MB than 1 MB while the collector kept rescanning them).
     """
-    with collector_paused():
-        return _parser().parse(text)
+    return _parser().parse(text)
 
 
 def short(title: str) -> str:
@@ -194,11 +191,16 @@ def _fenced_spans(text: str) -> list[Span] | None:
     return spans
 
 
-def _split_block(text: str, section: Section, length, size: int, overlap: int, span: Span) -> list[Span]:
-    """Cut one oversize block at the finest boundaries its type allows."""
-    kind = dict(section.blocks).get(span, "")
-    levels = FALLBACK["verbatim"] if kind in VERBATIM_BLOCKS else FALLBACK.get(kind, FALLBACK_DEFAULT)
-    return recursive.split(text, *span, length, size, overlap, levels)
+def _block_splitter(bound, section: Section, size: int, overlap: int):
+    """Cut an oversize block at the finest boundaries its type allows (code and tables: lines only)."""
+    kinds = dict(section.blocks)
+
+    def split(span: Span) -> list[Span]:
+        kind = kinds.get(span, "")
+        levels = FALLBACK["verbatim"] if kind in VERBATIM_BLOCKS else FALLBACK.get(kind, FALLBACK_DEFAULT)
+        return fallback(bound, size, overlap, levels)(span)
+
+    return split
 
 
 @functools.cache

@@ -23,10 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from chunking import fixed, markdown, recursive, semantic, store
-from chunking.packing import pack
+from chunking import markdown, semantic, store
+from chunking.options import check_text, resolve_sizes
+from chunking.packing import fallback, pack
 from chunking.segment import Span, shift, split_sentences
-from chunking.tokens import Length, Unit, check_text, resolve_sizes, resolve_unit
+from chunking.sizers import Bound, resolve_unit
 from chunking.types import Chunk, make_chunks
 
 STRATEGY = "parent_child"
@@ -55,7 +56,7 @@ def chunk(
     *,
     chunk_size: int = 200,
     chunk_overlap: int | float = 0,
-    unit: Unit = "tokens",
+    unit="tokens",
     parent_size: int = 800,
     parent_mode: str = "sections",
     parent_threshold: float = 0.9,
@@ -74,21 +75,21 @@ def chunk(
     """
     text = check_text(text)
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
-    length = resolve_unit(unit)
+    sizer = resolve_unit(unit)
+    bound = sizer.bind(text)
     _check_options(size, parent_size, parent_mode, parent_threshold, child_threshold)
     if parent_mode == "sections":
-        planned = _section_parents(text, length, unit, parent_size)
+        planned = _section_parents(text, bound, parent_size)
     elif parent_mode == "tokens":
-        planned = [(span, [(_sentences(text, span), None)]) for span in fixed.windows(text, 0, len(text), length,
-                                                                                      parent_size)]
+        planned = [(span, [(_sentences(text, span), None)]) for span in bound.windows(0, len(text), parent_size)]
     else:
-        planned = _semantic_parents(text, length, parent_size, parent_threshold, child_threshold, embedder)
+        planned = _semantic_parents(text, bound, parent_size, parent_threshold, child_threshold, embedder)
     parent_chunks = make_chunks(text, [span for span, _ in planned], strategy=PARENT_STRATEGY, doc_id=doc_id)
-    split = lambda p: recursive.split(text, *p, length, size, overlap, ("words",))  # noqa: E731
+    split = fallback(bound, size, overlap, ("words",))
     spans, metadata = [], []
     for parent, (_, runs) in zip(parent_chunks, planned):
         for pieces, path in runs:
-            for span in pack(text, pieces, length, size, overlap, split):
+            for span in pack(pieces, bound, size, overlap, split):
                 spans.append(span)
                 metadata.append({"parent_start": parent.start, "parent_end": parent.end, "parent_id": parent.id,
                                  "parent_index": parent.index, **({} if path is None else {"heading_path": path})})
@@ -195,11 +196,11 @@ def context_tokens(hits: Sequence[ParentHit]) -> int:
 # --- the steps ------------------------------------------------------------------------------------
 
 
-def _section_parents(text: str, length: Length, unit: Unit, size: int) -> list[tuple[Span, list[Run]]]:
+def _section_parents(text: str, bound: Bound, size: int) -> list[tuple[Span, list[Run]]]:
     """Whole sections packed into parents; markdown cuts a section too big for one at its blocks."""
-    sections = markdown.chunk(text, chunk_size=size, unit=unit, include_heading_path=False)
+    sections = markdown.chunk(text, chunk_size=size, unit=bound.sizer, include_heading_path=False)
     planned, i = [], 0
-    for start, end in pack(text, [(c.start, c.end) for c in sections], length, size, 0, lambda p: [p]):
+    for start, end in pack([(c.start, c.end) for c in sections], bound, size, 0, lambda p: [p]):
         runs = []
         while i < len(sections) and sections[i].end <= end:  # every section fits: pack never splits one
             runs.append((_sentences(text, (sections[i].start, sections[i].end)), sections[i].metadata["heading_path"]))
@@ -209,15 +210,15 @@ def _section_parents(text: str, length: Length, unit: Unit, size: int) -> list[t
 
 
 def _semantic_parents(
-    text: str, length: Length, size: int, parent_threshold: float, child_threshold: float, embedder
+    text: str, bound: Bound, size: int, parent_threshold: float, child_threshold: float, embedder
 ) -> list[tuple[Span, list[Run]]]:
     """Sentences grouped at the relaxed threshold, capped at `size`; children groups at the strict one."""
     sentences, distance = semantic.distances(text, embedder=embedder)  # each sentence embedded once
-    split = lambda p: recursive.split(text, *p, length, size, 0, ("words",))  # noqa: E731
+    split = fallback(bound, size, 0, ("words",))
     planned = []
     for group in _groups(range(len(sentences)), distance, parent_threshold):
         j = 0  # the group's first sentence not yet placed in a parent
-        for start, end in pack(text, [sentences[i] for i in group], length, size, 0, split):
+        for start, end in pack([sentences[i] for i in group], bound, size, 0, split):
             inside = []
             while j < len(group) and sentences[group[j]][1] <= end:
                 if sentences[group[j]][0] >= start:  # else: an oversize sentence, cut across parents

@@ -174,3 +174,7 @@ def _is_title_line(text: str, newline_at: int) -> bool:
         and words[-1][-1].isalnum()
         and words[-1].lower() not in FUNCTION_WORDS
     )
+
+
+# The levels `chunking.packing.descend` cuts at, by name.
+LEVELS = {"paragraphs": split_paragraphs, "lines": split_lines, "sentences": split_sentences, "words": split_words}

@@ -16,17 +16,17 @@ read headings, or join topics that are not neighbours. Taught in notebook 07.
 
 from __future__ import annotations
 
-import functools
 import math
 import numbers
 from collections.abc import Callable
 
 import numpy as np
 
-from chunking import embed, recursive
-from chunking.packing import estimate_lengths, pack
+from chunking import embed
+from chunking.options import check_text, resolve_sizes
+from chunking.packing import fallback, pack
 from chunking.segment import Span, split_sentences
-from chunking.tokens import Length, Unit, check_text, resolve_sizes, resolve_unit
+from chunking.sizers import Bound, resolve_unit
 from chunking.types import Chunk, make_chunks
 
 STRATEGY = "semantic"
@@ -42,7 +42,7 @@ def chunk(
     *,
     chunk_size: int = 200,
     chunk_overlap: int | float = 0,
-    unit: Unit = "tokens",
+    unit="tokens",
     breakpoint: str = "percentile",
     threshold: float | None = None,
     window: int = 1,
@@ -65,7 +65,7 @@ def chunk(
     """
     text = check_text(text)
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
-    length = resolve_unit(unit, sentences=True)
+    bound = resolve_unit(unit, sentences=True).bind(text)
     _check_threshold(breakpoint, threshold, target_size)
     _check_count("min_chunk_size", min_chunk_size, size, optional=True)
     if breakpoint == "target":
@@ -75,13 +75,13 @@ def chunk(
         return []
 
     def build(ends: np.ndarray) -> list[Span]:  # the chunks that a set of breakpoints gives
-        spans = _pack_groups(text, sentences, ends, length=length, size=size, overlap=overlap)
+        spans = _pack_groups(sentences, ends, bound=bound, size=size, overlap=overlap)
         if min_chunk_size:
-            spans = _merge_small(text, spans, _boundary_distances(spans, sentences, dist), length, size, min_chunk_size)
+            spans = _merge_small(spans, _boundary_distances(spans, sentences, dist), bound, size, min_chunk_size)
         return spans
 
     def mean_size(ends: np.ndarray) -> float:  # what "target" steers
-        return float(np.mean(estimate_lengths(text, build(ends), length)))
+        return float(np.mean(bound.estimate(build(ends))))
 
     ends, used = breakpoints(dist, breakpoint=breakpoint, threshold=threshold, target_size=target_size,
                              mean_size=mean_size)
@@ -179,20 +179,14 @@ def _search_threshold(
     return tried[best][0], float(candidates[best])
 
 
-def _pack_groups(
-    text: str, sentences: list[Span], ends: np.ndarray, *, length: Length, size: int, overlap: int
-) -> list[Span]:
+def _pack_groups(sentences: list[Span], ends: np.ndarray, *, bound: Bound, size: int, overlap: int) -> list[Span]:
     """Pack each run of sentences between breakpoints on its own; overlap stays inside a run."""
-    split = functools.partial(_split, text, length, size, overlap)
-    bounds = [0, *(ends + 1).tolist(), len(sentences)]
+    split = fallback(bound, size, overlap, FALLBACK)
+    cuts = [0, *(ends + 1).tolist(), len(sentences)]
     spans: list[Span] = []
-    for first, stop in zip(bounds, bounds[1:]):
-        spans += pack(text, sentences[first:stop], length, size, overlap, split)
+    for first, stop in zip(cuts, cuts[1:]):
+        spans += pack(sentences[first:stop], bound, size, overlap, split)
     return spans
-
-
-def _split(text: str, length: Length, size: int, overlap: int, piece: Span) -> list[Span]:
-    return recursive.split(text, *piece, length, size, overlap, FALLBACK)
 
 
 def _boundary_distances(spans: list[Span], sentences: list[Span], dist: np.ndarray) -> list[float | None]:
@@ -201,22 +195,20 @@ def _boundary_distances(spans: list[Span], sentences: list[Span], dist: np.ndarr
     return [float(dist[before[end]]) if end in before else None for _, end in spans]
 
 
-def _merge_small(
-    text: str, spans: list[Span], ends: list[float | None], length: Length, size: int, minimum: int
-) -> list[Span]:
+def _merge_small(spans: list[Span], ends: list[float | None], bound: Bound, size: int, minimum: int) -> list[Span]:
     """Merge each chunk under `minimum` into the closer neighbour it fits with (smaller distance first)."""
     spans, ends = list(spans), list(ends)
     i = 0
     while i < len(spans):
         start, end = spans[i]
-        if length(text[start:end]) >= minimum:
+        if bound.count(start, end) >= minimum:
             i += 1
             continue
         # A cut inside a sentence (None) is the closest boundary of all: the sentence continues.
         neighbours = [(ends[j], j) for j in (i - 1, i) if 0 <= j < len(spans) - 1]
         for _, j in sorted(neighbours, key=lambda d: (-1.0 if d[0] is None else d[0], d[1])):
             merged = (spans[j][0], spans[j + 1][1])
-            if length(text[merged[0] : merged[1]]) <= size:
+            if bound.count(*merged) <= size:
                 spans[j : j + 2], ends[j : j + 2] = [merged], [ends[j + 1]]
                 i = j
                 break

@@ -2,28 +2,28 @@
 
 1. Split the text into sentences with exact offsets (`segment.split_sentences`, which
    handles "Dr. Smith", "e.g.", "3.14", ellipses, quotes, list items and CJK `。！？`).
-2. Pack consecutive sentences greedily while the chunk stays within `chunk_size`
-   (seeds 000 and 003); `chunk_overlap` carries the previous chunk's trailing sentences
-   that fit within it (seed 003 carries one).
-3. With `unit="sentences"`, `chunk_size=5, chunk_overlap=1` gives seed 001's fixed five
-   sentences per chunk with a one-sentence overlap — without its trailing duplicate chunk.
-4. A sentence longer than `chunk_size` is cut at words (then fixed windows) into chunks
-   of its own: the bound always holds.
+2. Pack consecutive sentences greedily while the chunk stays within `chunk_size` ("Text
+   Chunking Strategies for RAG" and "Stop Blaming Your LLM…"); `chunk_overlap` carries the
+   previous chunk's trailing sentences that fit within it (the latter carries one).
+3. With `unit="sentences"`, `chunk_size=5, chunk_overlap=1` gives "Text chunking strategies"'
+   five sentences per chunk with a one-sentence overlap — without its trailing duplicate chunk.
+4. A sentence longer than `chunk_size` is cut at words (then windows) into chunks of its own:
+   the bound always holds.
 
 Chunk sizes vary with sentence lengths; it does not look at paragraphs or meaning.
-Taught in notebook 02.
+`chunking/reference/sentence.py` is the plain version to copy. Taught in notebook 02.
 """
 
 from __future__ import annotations
 
-from chunking import recursive
-from chunking.packing import pack
+from chunking.options import check_text, resolve_sizes
+from chunking.packing import fallback, pack
 from chunking.segment import split_sentences
-from chunking.tokens import Unit, check_text, resolve_sizes, resolve_unit
+from chunking.sizers import resolve_unit
 from chunking.types import Chunk, make_chunks
 
 STRATEGY = "sentence"
-FALLBACK = ("words",)  # below a sentence: words, then fixed windows
+FALLBACK = ("words",)  # below a sentence: words, then windows
 
 
 def chunk(
@@ -31,7 +31,7 @@ def chunk(
     *,
     chunk_size: int = 200,
     chunk_overlap: int | float = 0,
-    unit: Unit = "tokens",
+    unit="tokens",
     doc_id: str = "",
 ) -> list[Chunk]:
     """Pack whole sentences into chunks of at most `chunk_size` units.
@@ -42,9 +42,6 @@ def chunk(
     """
     text = check_text(text)
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
-    length = resolve_unit(unit, sentences=True)
-    spans = pack(
-        text, split_sentences(text), length, size, overlap,
-        lambda p: recursive.split(text, *p, length, size, overlap, FALLBACK),
-    )
+    bound = resolve_unit(unit, sentences=True).bind(text)
+    spans = pack(split_sentences(text), bound, size, overlap, fallback(bound, size, overlap, FALLBACK))
     return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)

@@ -5,23 +5,23 @@
 2. A window takes consecutive sentences while it stays within `chunk_size`.
 3. The next window starts `max(1, round(n * (1 - f)))` sentences later, where `n` is the
    number of sentences in the window and `f` the overlap fraction (`chunk_overlap=0.25`).
-   Seed 000 computed `f` as `Overlap / MaxChunkSize` in integer arithmetic, which is 0 for
-   any overlap smaller than the size: its windows never overlapped. Here `f` is a float.
+   "Text Chunking Strategies for RAG" computed `f` as `Overlap / MaxChunkSize` in integer
+   arithmetic, which is 0 for any overlap smaller than the size: its windows never overlapped.
+   Here `f` is a float.
 4. An int `chunk_overlap` is an absolute amount in the unit (then this equals `sentence`
    with overlap); `window="tokens"` slides over tokens instead (then it equals `fixed`).
 
 Overlap buys recall at the price of more chunks and duplicated text in the index.
-Taught in notebook 05.
+`chunking/reference/sliding.py` is the plain version to copy. Taught in notebook 05.
 """
 
 from __future__ import annotations
 
-import functools
-
-from chunking import fixed, recursive, sentence
-from chunking.packing import Measure, Splitter
+from chunking import sentence
+from chunking.options import check_text, resolve_sizes
+from chunking.packing import Measure, Splitter, fallback
 from chunking.segment import Span, split_sentences
-from chunking.tokens import Length, Unit, check_text, resolve_sizes, resolve_unit
+from chunking.sizers import Bound, resolve_unit
 from chunking.types import Chunk, make_chunks
 
 STRATEGY = "sliding"
@@ -33,7 +33,7 @@ def chunk(
     *,
     chunk_size: int = 200,
     chunk_overlap: int | float = 0.25,
-    unit: Unit = "tokens",
+    unit="tokens",
     window: str = "sentences",
     doc_id: str = "",
 ) -> list[Chunk]:
@@ -48,29 +48,27 @@ def chunk(
     if window not in WINDOWS:
         raise ValueError(f"window must be one of {WINDOWS}, got {window!r}")
     if window == "tokens":
-        spans = fixed.windows(text, 0, len(text), resolve_unit("tokens"), size, overlap)
+        spans = resolve_unit("tokens").bind(text).windows(0, len(text), size, overlap)
         return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)
     if not isinstance(chunk_overlap, float):
         chunks = sentence.chunk(text, chunk_size=size, chunk_overlap=overlap, unit=unit, doc_id=doc_id)
         return make_chunks(text, [(c.start, c.end) for c in chunks], strategy=STRATEGY, doc_id=doc_id)
-    length = resolve_unit(unit, sentences=True)
-    split = functools.partial(_split, text, length, size)
+    bound = resolve_unit(unit, sentences=True).bind(text)
+    split = fallback(bound, size, 0, sentence.FALLBACK)
     pieces = []
-    for piece, n in zip(sentences := split_sentences(text), Measure(text, sentences, length, size).sizes):
+    for piece, n in zip(sentences := split_sentences(text), bound.estimate(sentences)):
         pieces += [piece] if n <= size else split(piece)
-    spans = slide(text, pieces, length, size, chunk_overlap, split)
+    spans = slide(pieces, bound, size, chunk_overlap, split)
     return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)
 
 
-def slide(
-    text: str, pieces: list[Span], length: Length, size: int, fraction: float, split: Splitter
-) -> list[Span]:
+def slide(pieces: list[Span], bound: Bound, size: int, fraction: float, split: Splitter) -> list[Span]:
     """Windows over `pieces`, each advancing by the non-overlapping share of the last one.
 
     A window that would end before the previous one did (possible only for a unit that does not
     grow with the text) is not kept: the window starts after the previous one's end instead.
     """
-    measure = Measure(text, pieces, length, size)
+    measure = Measure(pieces, bound, size)
     estimate, fits = measure.estimate, measure.fits
     spans: list[Span] = []
     first, previous = 0, -1  # previous: the last piece of the window before
@@ -93,7 +91,3 @@ def slide(
         previous = last
         first += max(1, round((last - first + 1) * (1 - fraction)))
     return spans
-
-
-def _split(text: str, length: Length, size: int, piece: Span) -> list[Span]:
-    return recursive.split(text, *piece, length, size, 0, sentence.FALLBACK)

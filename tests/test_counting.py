@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunking import tokens
-from chunking.counting import TokenCounter, TokenMemo, first_seam, last_seam
+from chunking.counting import TokenCounter, first_seam, last_seam
 from chunking.segment import split_paragraphs, split_sentences
+from chunking.sizers import Tokens
 from chunking.tokens import count_tokens, get_encoding, seam_cuts
 
 # Pieces chosen to stress cl100k's pre-tokenizer: contractions, digit runs, whitespace runs
@@ -43,10 +44,11 @@ def test_a_counter_over_part_of_a_text_counts_spans_inside_it_exactly(text, data
     assert TokenCounter(text, lo, hi).count(start, end) == count_tokens(text[start:end])
 
 
-def test_a_memo_keeps_one_counter_per_text_and_each_count():
-    memo, text = TokenMemo(), "One two. Three four."
-    assert memo.counter(text) is memo.counter(text)
-    assert memo.count(" four") == count_tokens(" four") and " four" in memo.counts
+def test_a_bound_tokens_sizer_keeps_one_counter_per_region_and_each_edge_word():
+    bound = Tokens().bind("One two. Three four.")
+    assert bound.counter() is bound.counter() and bound.counter(0, 8) is not bound.counter()
+    assert bound.count(0, 8) == count_tokens("One two.") and bound.count(9, 20) == count_tokens("Three four.")
+    assert set(bound.words) <= {"One", "One two.", " two.", "Three", " four.", "Three four."}
 
 
 def test_token_counter_on_every_corpus_document(corpus):
@@ -99,14 +101,25 @@ def test_text_cut_at_seams_encodes_to_the_same_ids_part_by_part(text, parts):
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
-def test_encode_and_boundaries_in_parts_on_threads_match_one_call(corpus, monkeypatch, threads):
-    monkeypatch.setattr(tokens, "PART_CHARS", 500)
-    monkeypatch.setattr(tokens, "THREADS", threads)
-    text = "\n\n".join(corpus.values()) + " 漢字" * 400 + " ²x ½y" * 300  # seams, then long stretches without
+def test_encode_and_boundaries_in_parts_on_threads_match_one_call(corpus, threads):
+    text = "\n\n".join(corpus.values()) + " 漢字" * 400  # seams everywhere: no part is forced
     assert len(seam_cuts(text, len(text) // 500)) > 50
     ids = get_encoding().encode_ordinary(text)
-    assert tokens.encode(text).tolist() == ids
-    assert tokens.token_boundaries(text)[0].tolist() == tokens.token_byte_offsets(np.array(ids)).tolist()
+    assert tokens.encode(text, threads=threads, part_chars=500).tolist() == ids
+    bounds, _, _, forced = tokens.token_boundaries(text, threads=threads, part_chars=500)
+    assert forced == [] and bounds.tolist() == tokens.token_byte_offsets(np.array(ids)).tolist()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_counts_stay_exact_across_cuts_forced_inside_long_words(threads):
+    text = "Start. " + "x" * 3000 + " ²x ½y" * 300 + "." * 2000 + " end"  # stretches without a seam
+    counter = TokenCounter(text, threads=threads, part_chars=500)
+    assert counter.forced  # the planning encode had to cut inside them
+    rng = random.Random(3)
+    for _ in range(300):
+        start = rng.randrange(len(text))
+        end = min(len(text), start + rng.choice([1, 50, 700, 3000]))
+        assert counter.count(start, end) == count_tokens(text[start:end])
 
 
 def test_text_without_seams_is_not_cut():
