@@ -58,12 +58,15 @@ def notebook_paths() -> list[Path]:
 
 
 def module_page(module: str) -> str:
-    """The API page of a module of `chunking` (`__init__` is the package itself)."""
+    """The API page of a module of `chunking` (`__init__` is the package itself, `reference` its
+    folder of plain implementations, `reference.fixed` one of them)."""
     return "reference/index.md" if module == "__init__" else f"reference/{module}.md"
 
 
 def modules() -> list[str]:
-    return sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__main__")
+    package = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__main__")
+    plain = sorted(f"reference.{p.stem}" for p in (PACKAGE / "reference").glob("*.py") if p.stem != "__init__")
+    return [*package, "reference", *plain]
 
 
 # Before mkdocs-jupyter's on_files, which turns .ipynb files into pages.
