@@ -181,7 +181,7 @@ def cases(peers: bool = True) -> list[Case]:
         our_case(SENTENCE, "sentence", chunk_size=512),
         our_case("paragraph, 512 tokens", "paragraph", chunk_size=512),
         our_case("markdown, 512 tokens", "markdown", chunk_size=512),
-        our_case("sliding, 512 tokens, overlap 0.25", "sliding", chunk_size=512, chunk_overlap=0.25),
+        our_case("sliding, 512 tokens, overlap 0.25", "sliding", chunk_size=512, overlap_fraction=0.25),
         our_case(RECURSIVE, "recursive", chunk_size=512),
         our_case(RECURSIVE_CHARS, "recursive", chunk_size=1000, unit="characters"),
     ]

@@ -138,7 +138,7 @@ def targets() -> dict[str, Callable[[str], object]]:
         "sentence": lambda t: chunk(t, "sentence", **size),
         "paragraph": lambda t: chunk(t, "paragraph", **size),
         "markdown": lambda t: chunk(t, "markdown", **size),
-        "sliding": lambda t: chunk(t, "sliding", **size, chunk_overlap=0.25),
+        "sliding": lambda t: chunk(t, "sliding", **size, overlap_fraction=0.25),
         "recursive": lambda t: chunk(t, "recursive", **size),
         "recursive, characters": lambda t: chunk(t, "recursive", chunk_size=256, unit="characters"),
         "semantic": lambda t: chunk(t, "semantic", **size, embedder=words),

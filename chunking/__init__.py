@@ -20,7 +20,7 @@ from chunking.checks import check_chunks
 from chunking.tokens import count_tokens, get_encoding
 from chunking.types import Chunk
 
-__all__ = ["STRATEGIES", "Chunk", "check_chunks", "chunk", "count_tokens", "get_encoding"]
+__all__ = ["STRATEGIES", "Chunk", "check_chunks", "chunk", "count_tokens", "get_encoding", "takes"]
 __version__ = "0.1.0"
 
 STRATEGIES: dict[str, Callable[..., list[Chunk]]] = {
@@ -52,6 +52,11 @@ def chunk(text: str, strategy: str = "recursive", **options) -> list[Chunk]:
         raise TypeError(f"{strategy!r} got unknown option(s) {unknown}; its options are {list(accepted)}")
     with collector_paused():
         return function(text, **options)
+
+
+def takes(strategy: str, option: str) -> bool:
+    """Does the named strategy take this keyword option (e.g. "embedder")?"""
+    return option in _options_of(STRATEGIES[strategy])[0]
 
 
 @functools.cache

@@ -12,7 +12,7 @@
 3. A term's index is the first 4 bytes of its blake2b hash (a uint32), stable across runs and
    machines with no vocabulary to store; terms that collide are summed, so indices are unique.
 4. `hybrid_search` fuses a dense and a BM25 prefetch with reciprocal rank fusion (Qdrant's RRF);
-   `sparse_search` ranks by BM25 alone.
+   `sparse_search` ranks by BM25 alone. Both ask `chunking.store`, which talks to Qdrant.
 
 It does not segment Thai, Lao or Khmer (a run stays one token) or know phrases. Taught in notebook 09.
 
@@ -34,6 +34,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from chunking import store
+from chunking.options import check_number, check_texts
 
 Sparse = tuple[list[int], list[float]]  # (indices, values), indices unique
 
@@ -79,16 +80,12 @@ class BM25Encoder:
     """Sparse BM25 term weights (IDF left to Qdrant): fit on the corpus, then encode."""
 
     def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
-        if isinstance(k1, bool) or not isinstance(k1, (int, float)) or k1 < 0:
-            raise ValueError(f"k1 must be a number >= 0, got {k1!r}")
-        if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= 1:
-            raise ValueError(f"b must be a number in [0, 1], got {b!r}")
-        self.k1, self.b = float(k1), float(b)
+        self.k1, self.b = check_number("k1", k1, 0), check_number("b", b, 0, 1)
         self.avgdl: float | None = None
 
     def fit(self, texts: Sequence[str]) -> BM25Encoder:
         """Learn the average document length (in tokens) of `texts`; returns self."""
-        lengths = [len(tokenize(t)) for t in _check_texts(texts)]
+        lengths = [len(tokenize(t)) for t in check_texts(texts, " (use encode_query for one string)")]
         self.avgdl = float(np.mean(lengths)) if lengths and any(lengths) else 1.0
         return self
 
@@ -97,7 +94,7 @@ class BM25Encoder:
         if self.avgdl is None:
             raise ValueError("BM25Encoder is not fitted: call fit(texts) before encode_documents")
         vectors = []
-        for text in _check_texts(texts):
+        for text in check_texts(texts, " (use encode_query for one string)"):
             counts = Counter(tokenize(text))
             norm = self.k1 * (1 - self.b + self.b * sum(counts.values()) / self.avgdl)
             vectors.append(_sparse({t: tf * (self.k1 + 1) / (tf + norm) for t, tf in counts.items()}))
@@ -115,31 +112,13 @@ def hybrid_search(
     client, name: str, dense_vector, sparse_query: Sparse, *, k: int = 5, prefetch_k: int = 50,
     doc_id: str | None = None,
 ) -> list[store.Hit]:
-    """The `k` best chunks by reciprocal rank fusion of the dense and BM25 top `prefetch_k`."""
-    from qdrant_client import models
-
-    _check_limits(k, prefetch_k)
-    dense = np.asarray(dense_vector, dtype=np.float32).tolist()
-    prefetch = [models.Prefetch(query=dense, using=store.DENSE, limit=prefetch_k)]
-    if sparse := _sparse_vector(sparse_query):  # a query of stopwords only has no BM25 side
-        prefetch.append(models.Prefetch(query=sparse, using=store.SPARSE, limit=prefetch_k))
-    response = client.query_points(
-        name, prefetch=prefetch, query=models.FusionQuery(fusion=models.Fusion.RRF), limit=k,
-        query_filter=store.document_filter(doc_id), with_payload=True,
-    )
-    return store.ranked(response.points)
+    """The `k` best chunks by reciprocal rank fusion of the dense and BM25 top `prefetch_k` (`store.hybrid_search`)."""
+    return store.hybrid_search(client, name, dense_vector, sparse_query, k=k, prefetch_k=prefetch_k, doc_id=doc_id)
 
 
 def sparse_search(client, name: str, sparse_query: Sparse, *, k: int = 5, doc_id: str | None = None) -> list[store.Hit]:
-    """The `k` best chunks by BM25 alone; a query with no terms finds nothing."""
-    _check_limits(k, k)
-    if not (sparse := _sparse_vector(sparse_query)):
-        return []
-    response = client.query_points(
-        name, query=sparse, using=store.SPARSE, limit=k, query_filter=store.document_filter(doc_id),
-        with_payload=True,
-    )
-    return store.ranked(response.points)
+    """The `k` best chunks by BM25 alone; a query with no terms finds nothing (`store.sparse_search`)."""
+    return store.sparse_search(client, name, sparse_query, k=k, doc_id=doc_id)
 
 
 def _sparse(weights: dict[str, float]) -> Sparse:
@@ -150,34 +129,6 @@ def _sparse(weights: dict[str, float]) -> Sparse:
         merged[index] = merged.get(index, 0.0) + weight
     indices = sorted(merged)
     return indices, [merged[i] for i in indices]
-
-
-def _sparse_vector(sparse_query: Sparse):
-    """A Qdrant SparseVector, or None when the query has no terms."""
-    from qdrant_client import models
-
-    if not (isinstance(sparse_query, (tuple, list)) and len(sparse_query) == 2):
-        raise TypeError(f"sparse_query must be (indices, values) as encode_query returns, got {sparse_query!r:.80}")
-    indices, values = sparse_query
-    if len(indices) != len(values):
-        raise ValueError(f"sparse_query has {len(indices)} indices but {len(values)} values")
-    if not indices:
-        return None
-    return models.SparseVector(indices=[int(i) for i in indices], values=[float(v) for v in values])
-
-
-def _check_limits(k: int, prefetch_k: int) -> None:
-    for label, value in (("k", k), ("prefetch_k", prefetch_k)):
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise ValueError(f"{label} must be a positive int, got {value!r}")
-    if prefetch_k < k:
-        raise ValueError(f"prefetch_k must be >= k={k}, got {prefetch_k!r}")
-
-
-def _check_texts(texts: Sequence[str]) -> list[str]:
-    if isinstance(texts, str) or not all(isinstance(t, str) for t in texts):
-        raise TypeError("texts must be a sequence of str (use encode_query for one string)")
-    return list(texts)
 
 
 @functools.cache

@@ -21,7 +21,6 @@ Progress bars go to stderr only when it is a terminal; the library itself never 
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import math
 import os
@@ -31,8 +30,8 @@ import unicodedata
 import warnings
 from pathlib import Path
 
-from chunking import STRATEGIES, chunk
-from chunking.options import resolve_sizes
+from chunking import STRATEGIES, chunk, takes
+from chunking.options import one_line, resolve_sizes
 from chunking.sizers import UNITS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -124,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_chunk(args: argparse.Namespace) -> int:
     """Print every chunk of every document, as JSON lines or a table."""
-    options = _options(args)
+    options = _options(args, args.strategy)
     for document in _documents(args.paths):
         for c in chunk(document.text, args.strategy, doc_id=document.doc_id, **options):
             if args.format == "jsonl":
@@ -142,8 +141,8 @@ def run_index(args: argparse.Namespace) -> int:
     client, where = _connect(args.url, args.path, DEFAULT_STORE, timeout=args.timeout)
     try:
         embedder = _embedder()
-        options = _options(args)
-        if "embedder" in inspect.signature(STRATEGIES[args.strategy]).parameters:
+        options = _options(args, args.strategy)
+        if takes(args.strategy, "embedder"):
             options["embedder"] = embedder  # model-based strategies share the index's embedder
         chunks = [c for d in documents for c in chunk(d.text, args.strategy, doc_id=d.doc_id, **options)]
         vectors = _embed(embedder, chunks)
@@ -273,7 +272,7 @@ def _connect(url: str | None, path: Path | None, default: Path | None, *, create
             _check_store_folder(folder, create)
             client, where = store.connect(folder, use_env=False), str(folder)  # a folder flag beats $QDRANT_URL
     for warning in caught:  # e.g. a client/server version mismatch: one line each, not a stack
-        print(f"chunking: warning: {_one_line(warning.message)}", file=sys.stderr)
+        print(f"chunking: warning: {one_line(warning.message)}", file=sys.stderr)
     return client, where
 
 
@@ -361,12 +360,8 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def _one_line(message: object) -> str:
-    return re.sub(r"\s*\n\s*", " ", str(message)).strip()[:500]
-
-
 def _error(error: object) -> None:
-    message = _one_line(error) or type(error).__name__
+    message = one_line(error)
     print(f"chunking: error: {message}", file=sys.stderr)
 
 
@@ -399,7 +394,7 @@ def _configs(args: argparse.Namespace) -> list:
     unknown = [n for n in names if n not in STRATEGIES]
     if unknown:
         raise ValueError(f"--strategies must name strategies from {sorted(STRATEGIES)}, got {unknown}")
-    return [Config(f"{n}-{args.chunk_size}", n, _options(args)) for n in names]
+    return [Config(f"{n}-{args.chunk_size}", n, _options(args, n)) for n in names]
 
 
 def _config(entry: object, i: int):
@@ -452,8 +447,13 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
         writer.writerows(rows)
 
 
-def _options(args: argparse.Namespace) -> dict:
-    options = {"chunk_size": args.chunk_size, "chunk_overlap": args.chunk_overlap}
+def _options(args: argparse.Namespace, strategy: str) -> dict:
+    """The strategy's options from the flags; for sliding, a fraction (0.25) is its `overlap_fraction`."""
+    overlap = args.chunk_overlap
+    if strategy == "sliding" and isinstance(overlap, float):
+        options = {"chunk_size": args.chunk_size, "overlap_fraction": overlap}
+    else:
+        options = {"chunk_size": args.chunk_size, "chunk_overlap": overlap}
     if getattr(args, "unit", "tokens") != "tokens":  # evaluate's collection names hash these options
         options["unit"] = args.unit
     return options
@@ -516,7 +516,8 @@ def _parser() -> argparse.ArgumentParser:
     def sizes(p: argparse.ArgumentParser, unit: bool = False) -> None:
         p.add_argument("--chunk-size", type=_positive_int, default=200, help="size bound in the unit (default 200)")
         p.add_argument("--chunk-overlap", type=_overlap, default=0,
-                       help="overlap: a number in the unit, or a fraction like 0.25 (default 0)")
+                       help="overlap: a number in the unit, or a fraction like 0.25 of the chunk size (for sliding: "
+                            "of each window's sentences) (default 0)")
         if unit:
             p.add_argument("--unit", choices=UNITS, default="tokens",
                            help="length unit: cl100k tokens (default), characters, or sentences (sentence, "

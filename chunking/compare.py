@@ -18,7 +18,6 @@ Taught in notebook 11; `make demo` and `python -m chunking evaluate` run it.
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -26,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from chunking import STRATEGIES, bm25, chunk, late, parent_child, store
+from chunking import STRATEGIES, bm25, chunk, late, parent_child, store, takes
 from chunking.evaluate import Question, recall_at_budget, span_metrics, summarize
 from chunking.types import Chunk
 
@@ -98,7 +97,7 @@ DEFAULT_CONFIGS = (
     Config("paragraph-200", "paragraph", {"chunk_size": 200}),
     Config("paragraph-uncapped", "paragraph", {"chunk_size": None}),
     Config("markdown-200", "markdown", {"chunk_size": 200}),
-    Config("sliding-200-0.25", "sliding", {"chunk_size": 200, "chunk_overlap": 0.25}),
+    Config("sliding-200-0.25", "sliding", {"chunk_size": 200, "overlap_fraction": 0.25}),
     Config("recursive-200", "recursive", {"chunk_size": 200}),
     Config("recursive-400", "recursive", {"chunk_size": 400}),
     Config("semantic-200", "semantic", {"chunk_size": 200}),
@@ -157,7 +156,7 @@ def run(
 def build_index(documents: Mapping[str, str], config: Config, *, embedder, client, corpus: str):
     """Chunk, embed and index one configuration; return its `Index` and cost columns."""
     options = dict(config.options)
-    if "embedder" in inspect.signature(STRATEGIES[config.strategy]).parameters:
+    if takes(config.strategy, "embedder"):
         options["embedder"] = embedder  # model-based strategies share the comparison's embedder
     started = time.perf_counter()
     chunks = [c for doc_id, text in documents.items() for c in chunk(text, config.strategy, doc_id=doc_id, **options)]
@@ -181,7 +180,8 @@ def build_index(documents: Mapping[str, str], config: Config, *, embedder, clien
             sparse = encoder.encode_documents([c.embed_text for c in chunks])
         store.index(client, name, chunks, vectors, sparse=sparse)
     tokens = [c.token_count for c in chunks]  # cached on each chunk: the CLI's size plot reuses it
-    pieces = embedder.count_pieces([c.embed_text for c in chunks]) or [0] * len(chunks)
+    counter = getattr(embedder, "count_pieces", None)  # optional: an EmbeddingModel need not know its pieces
+    pieces = (counter and counter([c.embed_text for c in chunks])) or [0] * len(chunks)
     window = embedder.max_pieces or max(pieces, default=0)
     costs = {
         "chunks": len(chunks),

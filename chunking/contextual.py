@@ -23,7 +23,6 @@ Taught in notebook 09.
 from __future__ import annotations
 
 import bisect
-import inspect
 import math
 import re
 from collections import Counter
@@ -151,7 +150,7 @@ def _base_chunks(text: str, base: str, options: dict) -> list[Chunk]:
         raise ValueError(f"base must be one of {choices}, got {base!r}")
     if not options["chunk_overlap"]:
         del options["chunk_overlap"]
-    if options["embedder"] is None or "embedder" not in inspect.signature(chunking.STRATEGIES[base]).parameters:
+    if options["embedder"] is None or not chunking.takes(base, "embedder"):
         del options["embedder"]
     return chunking.chunk(text, base, **options)
 

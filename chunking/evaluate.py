@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from chunking.options import check_int
+
 Span = tuple[int, int]
 LocatedSpan = tuple[str, int, int]
 PREVIEW_CHARS = 40
@@ -163,10 +165,8 @@ def recall_at_budget(
     if len(token_counts) != len(chunks):
         raise ValueError(f"token_counts has {len(token_counts)} entries but retrieved has {len(chunks)}")
     for i, tokens in enumerate(token_counts):
-        if not _is_int(tokens) or tokens < 0:
-            raise ValueError(f"token_counts[{i}] must be an int >= 0, got {tokens!r}")
-    if not _is_int(budget) or budget < 0:
-        raise ValueError(f"budget must be an int >= 0 (tokens), got {budget!r}")
+        check_int(f"token_counts[{i}]", tokens, 0)
+    check_int("budget (tokens)", budget, 0)
     return span_metrics(references, _within_budget(chunks, token_counts, budget))["recall"]
 
 
@@ -183,8 +183,7 @@ def bootstrap_ci(
         raise ValueError(f"values must be a non-empty sequence of numbers, got {len(data)} value(s)")
     if not np.isfinite(data).all():
         raise ValueError(f"values must be finite, got {data[~np.isfinite(data)][0]!r}")
-    if not _is_int(n_resamples) or n_resamples < 1:
-        raise ValueError(f"n_resamples must be an int >= 1, got {n_resamples!r}")
+    check_int("n_resamples", n_resamples)
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1 (exclusive), got {confidence!r}")
     rng = np.random.default_rng(seed)

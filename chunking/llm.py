@@ -31,13 +31,13 @@ import http.client
 import json
 import os
 import re
-import sqlite3
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import NoReturn
 
-from chunking.embed import CACHE_ENV, default_cache_dir
+from chunking.cache import open_cache
+from chunking.options import check_int, check_number
 from chunking.sizers import Tokens
 from chunking.tokens import count_tokens
 
@@ -85,10 +85,10 @@ class ChatContextualizer:
         if not isinstance(api_key_env, str) or not api_key_env:
             raise ValueError(f"api_key_env must name an environment variable, got {api_key_env!r}")
         self.api_key_env = api_key_env
-        self.timeout = _positive("timeout", timeout, (int, float))
-        self.max_document_tokens = _positive("max_document_tokens", max_document_tokens, int)
+        self.timeout = check_number("timeout", timeout, 1e-3)
+        self.max_document_tokens = check_int("max_document_tokens", max_document_tokens)
         self.url = f"{self.base_url}/chat/completions"
-        self._cache = _open_cache(cache)
+        self._cache = open_cache("contexts.sqlite", cache)
 
     def contextualize(self, document: str, chunk: str) -> str:
         """A short context situating `chunk` within `document`, from the model (or the cache)."""
@@ -96,11 +96,11 @@ class ChatContextualizer:
             raise TypeError(f"document and chunk must be str, got {type(document).__name__} and {type(chunk).__name__}")
         prompt = self.prompt(document, chunk)
         key = hashlib.sha256(f"{self.base_url}\x00{self.model}\x00{prompt}".encode()).hexdigest()
-        if self._cache is not None and (answer := self._cache.get(key)) is not None:
-            return answer
+        if self._cache is not None and (found := self._cache.get([key])):
+            return found[key].decode("utf-8")
         answer = self._complete(prompt)
         if self._cache is not None:
-            self._cache.put(key, answer)
+            self._cache.put({key: answer.encode("utf-8")})
         return answer
 
     def prompt(self, document: str, chunk: str) -> str:
@@ -168,20 +168,6 @@ def truncate_to_tokens(text: str, limit: int) -> str:
     return text[: spans[0][1]].rstrip() if spans else ""
 
 
-def _open_cache(cache: bool | str | Path) -> _AnswerCache | None:
-    """The answer cache in the embedding cache's folder (or `cache`), or None when switched off."""
-    if cache is False or os.environ.get(CACHE_ENV, "on").lower() in ("0", "off", "false", "no"):
-        return None
-    folder = default_cache_dir() if cache is True else Path(cache)
-    return _AnswerCache(folder / "contexts.sqlite")
-
-
-def _positive(name: str, value, kinds):
-    if isinstance(value, bool) or not isinstance(value, kinds) or value <= 0:
-        raise ValueError(f"{name} must be a positive number, got {value!r}")
-    return value
-
-
 def _answer(raw: bytes) -> str | None:
     """The first choice's message content, or None if `raw` is not a chat completion."""
     try:
@@ -203,23 +189,6 @@ def _error_detail(response: urllib.error.HTTPError) -> str:
     except (ValueError, AttributeError):
         message = raw.decode("utf-8", "replace")
     return " ".join(message.split())[:160]
-
-
-class _AnswerCache:
-    """A tiny SQLite key → answer store; safe to share between processes."""
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(str(path), timeout=30, check_same_thread=False)
-        self.db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT)")
-
-    def get(self, key: str) -> str | None:
-        row = self.db.execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
-
-    def put(self, key: str, answer: str) -> None:
-        with self.db:
-            self.db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?)", (key, answer))
 
 
 def _quoted(text: str) -> str:

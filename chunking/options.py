@@ -1,13 +1,18 @@
-"""Option checks shared by every strategy: one message shape, naming the option and the value.
+"""Option checks shared by the package: one message shape, naming the option and the value.
 
 `chunk_size` and `chunk_overlap` mean the same everywhere: the size bound in the unit, and an
 overlap that is absolute (an int, in the unit) or a fraction of `chunk_size` (a float in [0, 1)).
-Each check raises `TypeError` or `ValueError` naming the option and the value received.
+Each check raises `TypeError` or `ValueError` naming the option and the value received; a renamed
+option keeps working for a while, with a `DeprecationWarning` naming its new name (`renamed`).
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 import re
+import warnings
+from collections.abc import Sequence
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -32,11 +37,44 @@ def check_flag(name: str, value: object) -> bool:
 
 
 def check_int(name: str, value: object, low: int = 1, high: int | None = None) -> int:
-    """`value` if it is an int (not a bool) in [low, high]."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+    """`value` as an int if it is an integer (not a bool; numpy's too) in [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low or (
+            high is not None and value > high):
         bound = f">= {low}" + (f" and <= {high}" if high is not None else "")
         raise ValueError(f"{name} must be an int {bound}, got {value!r}")
-    return value
+    return int(value)
+
+
+def check_number(name: str, value: object, low: float = -math.inf, high: float = math.inf) -> float:
+    """`value` as a float if it is a finite real number (not a bool) in [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not low <= value <= high:
+        raise ValueError(f"{name} must be a number in [{low:g}, {high:g}], got {value!r}")
+    return float(value)
+
+
+def check_texts(texts: object, hint: str = "") -> list[str]:
+    """`texts` as a list if it is a sequence of `str` (a single `str` is refused: it is not a list of texts)."""
+    if isinstance(texts, str) or not isinstance(texts, Sequence) or not all(isinstance(t, str) for t in texts):
+        raise TypeError(f"texts must be a sequence of str{hint}, got {type(texts).__name__}: {texts!r:.60}")
+    return list(texts)
+
+
+def renamed(old: str, new: str, old_value: object, new_value: object, new_default: object) -> object:
+    """The value of an option renamed from `old` to `new`: the old spelling still works until the next
+    minor version, with a `DeprecationWarning` naming the new one; giving both is an error."""
+    if old_value is None:
+        return new_value
+    if new_value != new_default:
+        raise TypeError(f"give {new} (or the deprecated {old}), not both")
+    warnings.warn(f"{old} is deprecated and will be removed in the next minor version; use {new}",
+                  DeprecationWarning, stacklevel=3)
+    return old_value
+
+
+def one_line(message: object, limit: int = 500) -> str:
+    """An error message on one line (for the command line and wrapped errors)."""
+    return " ".join(str(message).split())[:limit] or type(message).__name__
 
 
 def resolve_sizes(chunk_size: object, chunk_overlap: object = 0) -> tuple[int, int]:

@@ -17,14 +17,13 @@ rerank. Taught in notebook 08.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from chunking import markdown, semantic, store
-from chunking.options import check_text, resolve_sizes
+from chunking.options import check_int, check_number, check_text, resolve_sizes
 from chunking.packing import fallback, pack
 from chunking.segment import Span, shift, split_sentences
 from chunking.sizers import Bound, resolve_unit
@@ -125,16 +124,9 @@ def index_parents(
         children = [dataclasses.replace(c, metadata={**c.metadata, "parent_text": by_id[c.metadata["parent_id"]].text})
                     for c in children]
         return store.index(client, collection, children, vectors)
-    from qdrant_client import models
-
-    name = parents_collection(collection)
-    if not client.collection_exists(name):
-        client.create_collection(name, vectors_config={})  # payload only: parents are fetched, never searched
     used = list({c.metadata["parent_id"]: by_id[c.metadata["parent_id"]] for c in children}.values())
-    for lo in range(0, len(used), store.BATCH_SIZE):
-        batch = used[lo : lo + store.BATCH_SIZE]
-        client.upsert(name, points=[models.PointStruct(id=p.id, vector={}, payload=store.payload(p)) for p in batch])
-    return store.index(client, collection, children, vectors) + len(used)
+    written = store.put_payloads(client, parents_collection(collection), used)  # fetched by id, never searched
+    return store.index(client, collection, children, vectors) + written
 
 
 def search_parents(
@@ -148,23 +140,17 @@ def search_parents(
     fetches those parents' texts. Both give the same parents in the same order.
     """
     _check_mode(mode)
-    if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
-        raise ValueError(f"k must be a positive int, got {k!r}")
-    if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < k:
-        raise ValueError(f"candidates must be an int >= k={k}, got {candidates!r}")
+    check_int("k", k)
+    check_int("candidates", candidates, k)
     if mode == "payload":
         hits = _best_child_per_parent(client, collection, vector, k, candidates, doc_id)
         found = [ParentHit(_parent_from_payload(h.chunk), h.score, _without_parent_text(h.chunk)) for h in hits]
     else:
-        groups = client.query_points_groups(
-            collection, query=np.asarray(vector, dtype=np.float32).tolist(), using=store.DENSE,
-            group_by="parent_id", limit=k, group_size=1, query_filter=store.document_filter(doc_id),
-            with_payload=True,
-        ).groups
-        best = {g.id: store.ranked(g.hits)[0] for g in groups}
-        records = client.retrieve(parents_collection(collection), ids=list(best), with_payload=True) if best else []
-        found = [ParentHit(store.chunk_from_payload(r.payload), best[r.id].score, best[r.id].chunk) for r in records]
-    return sorted(found, key=lambda h: (-round(h.score, 6), h.parent.doc_id, h.parent.start))
+        groups = store.search_groups(client, collection, vector, group_by="parent_id", k=k, doc_id=doc_id)
+        best = {h.chunk.metadata["parent_id"]: h for h in groups}
+        parents_by_id = store.fetch(client, parents_collection(collection), list(best))
+        found = [ParentHit(parent, best[i].score, best[i].chunk) for i, parent in parents_by_id.items()]
+    return sorted(found, key=lambda h: store.rank_key(h.score, h.parent))
 
 
 def parents_collection(collection: str) -> str:
@@ -174,18 +160,7 @@ def parents_collection(collection: str) -> str:
 
 def index_size(client, collection: str) -> dict[str, int]:
     """Points and payload characters (as JSON) of a collection and its parents collection, if any."""
-    points = chars = 0
-    for name in (collection, parents_collection(collection)):
-        if not client.collection_exists(name):
-            continue
-        offset = None
-        while True:
-            records, offset = client.scroll(name, limit=1000, offset=offset, with_payload=True, with_vectors=False)
-            points += len(records)
-            chars += sum(len(json.dumps(r.payload, ensure_ascii=False)) for r in records)
-            if offset is None:
-                break
-    return {"points": points, "payload_chars": chars}
+    return store.sizes(client, [collection, parents_collection(collection)])
 
 
 def context_tokens(hits: Sequence[ParentHit]) -> int:
@@ -279,9 +254,8 @@ def _check_options(size: int, parent_size: object, parent_mode: object, parent_t
         raise ValueError(f"parent_size must be >= chunk_size={size}, got {parent_size!r}")
     if parent_mode not in PARENT_MODES:
         raise ValueError(f"parent_mode must be one of {PARENT_MODES}, got {parent_mode!r}")
-    for name, value in (("parent_threshold", parent_threshold), ("child_threshold", child_threshold)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_DISTANCE:
-            raise ValueError(f"{name} must be a distance (1 - cosine) in [0, {MAX_DISTANCE}], got {value!r}")
+    check_number("parent_threshold", parent_threshold, 0, MAX_DISTANCE)  # distances, 1 - cosine
+    check_number("child_threshold", child_threshold, 0, MAX_DISTANCE)
     if child_threshold > parent_threshold:
         raise ValueError(
             f"child_threshold must be <= parent_threshold={parent_threshold} (children split at the stricter, "

@@ -1,7 +1,7 @@
 """Semantic chunking: cut where the meaning of neighbouring sentences shifts, within a hard size bound.
 
 1. Split into sentences (`segment.split_sentences`); embed each once, in one batched call. With
-   `window=w`, a boundary compares the mean vectors of the w sentences on each side.
+   `similarity_window=w`, a boundary compares the mean vectors of the w sentences on each side.
 2. A boundary's distance is 1 − cosine similarity; it is a breakpoint above a threshold: fixed, a
    percentile, mean + k·std, Q3 + k·IQR, a percentile of the gradient, or searched for `target_size`.
 3. Sentences between breakpoints are packed up to `chunk_size` as in `sentence` (oversize ones cut at
@@ -17,13 +17,12 @@ read headings, or join topics that are not neighbours. Taught in notebook 07.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable
 
 import numpy as np
 
 from chunking import embed
-from chunking.options import check_text, resolve_sizes
+from chunking.options import check_int, check_number, check_text, renamed, resolve_sizes
 from chunking.packing import fallback, pack
 from chunking.segment import Span, split_sentences
 from chunking.sizers import Bound, resolve_unit
@@ -43,34 +42,40 @@ def chunk(
     chunk_size: int = 200,
     chunk_overlap: int | float = 0,
     unit="tokens",
-    breakpoint: str = "percentile",
+    threshold_type: str = "percentile",
     threshold: float | None = None,
-    window: int = 1,
+    similarity_window: int = 1,
     min_chunk_size: int | None = None,
     target_size: int | None = None,
-    embedder: embed.Embedder | None = None,
+    embedder: embed.EmbeddingModel | None = None,
     doc_id: str = "",
+    breakpoint: str | None = None,
+    window: int | None = None,
 ) -> list[Chunk]:
     """Cut `text` between sentences whose meaning differs most; no chunk exceeds `chunk_size` units.
 
-    `threshold` by mode: "fixed", a distance (default 0.25, i.e. similarity 0.75); "percentile" and
-    "gradient", a percentile (95); "std" and "iqr", a multiple of the spread (1.5); "target" searches
-    it, given `target_size` in the unit. `embedder` defaults to the shared MiniLM (loaded on first use).
+    `threshold` by `threshold_type`: "fixed", a distance (default 0.25, i.e. similarity 0.75);
+    "percentile" and "gradient", a percentile (95); "std" and "iqr", a multiple of the spread (1.5);
+    "target" searches it, given `target_size` in the unit. `similarity_window` is how many sentences
+    on each side of a boundary are compared. `embedder` defaults to the shared MiniLM (loaded on first
+    use). `breakpoint` and `window` are the deprecated names of `threshold_type` and `similarity_window`.
 
     >>> from chunking.embed import Embedder
     >>> topic = Embedder(lambda texts: [[t.startswith("Cats"), not t.startswith("Cats")] for t in texts], cache=False)
     >>> text = "Cats purr. Cats nap. Stocks fell. Stocks rose."
-    >>> [(c.text, c.metadata["end_reason"]) for c in chunk(text, breakpoint="fixed", embedder=topic)]
+    >>> [(c.text, c.metadata["end_reason"]) for c in chunk(text, threshold_type="fixed", embedder=topic)]
     [('Cats purr. Cats nap.', 'breakpoint'), ('Stocks fell. Stocks rose.', 'end')]
     """
     text = check_text(text)
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
     bound = resolve_unit(unit, sentences=True).bind(text)
-    _check_threshold(breakpoint, threshold, target_size)
+    threshold_type = renamed("breakpoint", "threshold_type", breakpoint, threshold_type, "percentile")
+    similarity_window = renamed("window", "similarity_window", window, similarity_window, 1)
+    _check_threshold(threshold_type, threshold, target_size)
     _check_count("min_chunk_size", min_chunk_size, size, optional=True)
-    if breakpoint == "target":
+    if threshold_type == "target":
         _check_count("target_size", target_size, size)
-    sentences, dist = distances(text, window=window, embedder=embedder)
+    sentences, dist = distances(text, similarity_window=similarity_window, embedder=embedder)
     if not sentences:
         return []
 
@@ -83,22 +88,25 @@ def chunk(
     def mean_size(ends: np.ndarray) -> float:  # what "target" steers
         return float(np.mean(bound.estimate(build(ends))))
 
-    ends, used = breakpoints(dist, breakpoint=breakpoint, threshold=threshold, target_size=target_size,
+    ends, used = breakpoints(dist, threshold_type=threshold_type, threshold=threshold, target_size=target_size,
                              mean_size=mean_size)
     spans = build(ends)
     metadata = _end_metadata(spans, sentences, dist, ends, used)
     return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id, metadata=metadata)
 
 
-def distances(text: str, *, window: int = 1, embedder: embed.Embedder | None = None) -> tuple[list[Span], np.ndarray]:
+def distances(
+    text: str, *, similarity_window: int = 1, embedder: embed.EmbeddingModel | None = None, window: int | None = None
+) -> tuple[list[Span], np.ndarray]:
     """Sentence spans of `text` and the cosine distance across each of their n − 1 boundaries.
 
-    Every sentence is embedded exactly once, in one call; `window=w` averages the unit vectors of
+    Every sentence is embedded exactly once, in one call; `similarity_window=w` averages the unit vectors of
     the w sentences on each side of a boundary (vector arithmetic, no further model calls).
     Fewer than two sentences need no model: the distances are then empty.
     """
     text = check_text(text)
-    _check_count("window", window, None)
+    window = renamed("window", "similarity_window", window, similarity_window, 1)
+    _check_count("similarity_window", window, None)
     if embedder is not None:
         embed.resolve_embedder(embedder)  # a wrong embedder fails before any work, even on one sentence
     sentences = split_sentences(text)
@@ -120,10 +128,11 @@ def distances(text: str, *, window: int = 1, embedder: embed.Embedder | None = N
 def breakpoints(
     dist: np.ndarray,
     *,
-    breakpoint: str = "percentile",
+    threshold_type: str = "percentile",
     threshold: float | None = None,
     target_size: int | None = None,
     mean_size: Callable[[np.ndarray], float] | None = None,
+    breakpoint: str | None = None,
 ) -> tuple[np.ndarray, float]:
     """Indices `i` where a chunk ends after sentence `i`, and the threshold used (NaN if unknown).
 
@@ -132,25 +141,26 @@ def breakpoints(
     "target" bisects over the distances for the threshold whose `mean_size(indices)` is closest to
     `target_size`; `chunk` supplies `mean_size` (the mean size of the chunks those indices give).
 
-    >>> breakpoints(np.array([0.1, 0.6, 0.2]), breakpoint="fixed")
+    >>> breakpoints(np.array([0.1, 0.6, 0.2]), threshold_type="fixed")
     (array([1]), 0.25)
     """
-    threshold = _check_threshold(breakpoint, threshold, target_size)
+    mode = renamed("breakpoint", "threshold_type", breakpoint, threshold_type, "percentile")
+    threshold = _check_threshold(mode, threshold, target_size)
     dist = np.asarray(dist, dtype=np.float64)
-    if breakpoint == "target":
+    if mode == "target":
         if mean_size is None:
-            raise ValueError("breakpoint='target' needs mean_size, a function of the breakpoint indices")
+            raise ValueError("threshold_type='target' needs mean_size, a function of the breakpoint indices")
         return _search_threshold(dist, target_size, mean_size)
     if dist.size == 0:
-        return np.zeros(0, dtype=np.int64), threshold if breakpoint == "fixed" else math.nan
+        return np.zeros(0, dtype=np.int64), threshold if mode == "fixed" else math.nan
     score = dist
-    if breakpoint == "gradient":  # a single distance has no gradient: nothing rises
+    if mode == "gradient":  # a single distance has no gradient: nothing rises
         score = np.gradient(dist) if dist.size > 1 else np.zeros_like(dist)
-    if breakpoint in ("percentile", "gradient"):
+    if mode in ("percentile", "gradient"):
         threshold = float(np.percentile(score, threshold))
-    elif breakpoint == "std":
+    elif mode == "std":
         threshold = float(dist.mean() + threshold * dist.std())
-    elif breakpoint == "iqr":
+    elif mode == "iqr":
         q1, q3 = np.percentile(dist, [25, 75])
         threshold = float(q3 + threshold * (q3 - q1))
     return np.flatnonzero(score > threshold), threshold
@@ -231,31 +241,23 @@ def _end_metadata(
     return metadata
 
 
-def _check_threshold(breakpoint: str, threshold: object, target_size: object) -> float | None:
+def _check_threshold(mode: str, threshold: object, target_size: object) -> float | None:
     """Validate the mode and its threshold; return the threshold with its default filled in."""
-    if breakpoint not in MODES:
-        raise ValueError(f"breakpoint must be one of {MODES}, got {breakpoint!r}")
-    if breakpoint == "target":
+    if not isinstance(mode, str) or mode not in MODES:
+        raise ValueError(f"threshold_type must be one of {MODES}, got {mode!r}")
+    if mode == "target":
         if threshold is not None:
-            raise ValueError(f"threshold is searched with breakpoint='target'; leave it None, got {threshold!r}")
+            raise ValueError(f"threshold is searched with threshold_type='target'; leave it None, got {threshold!r}")
         _check_count("target_size", target_size, None)  # the mean chunk size to aim for, in the unit
         return None
     if target_size is not None:
-        raise ValueError(f"target_size is only for breakpoint='target', got target_size={target_size!r}")
+        raise ValueError(f"target_size is only for threshold_type='target', got target_size={target_size!r}")
     if threshold is None:
-        return DEFAULT_THRESHOLDS[breakpoint]
-    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not math.isfinite(threshold):
-        raise ValueError(f"threshold must be a finite number, got {threshold!r}")
-    low, high = THRESHOLD_RANGES.get(breakpoint, (-math.inf, math.inf))
-    if not low <= threshold <= high:
-        raise ValueError(f"threshold for breakpoint={breakpoint!r} must be in [{low}, {high}], got {threshold!r}")
-    return float(threshold)
+        return DEFAULT_THRESHOLDS[mode]
+    return check_number(f"threshold for threshold_type={mode!r}", threshold, *THRESHOLD_RANGES.get(mode, ()))
 
 
 def _check_count(name: str, value: object, size: int | None, *, optional: bool = False) -> None:
-    """A positive int (at most `size` when given), or None when optional."""
-    if value is None and optional:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or (size is not None and value > size):
-        bound = f" and <= chunk_size={size}" if size is not None else ""
-        raise ValueError(f"{name} must be an int >= 1{bound}, got {value!r}")
+    """A positive int (at most `size`, the chunk size, when given), or None when optional."""
+    if value is not None or not optional:
+        check_int(name if size is None else f"{name} (at most chunk_size)", value, 1, size)

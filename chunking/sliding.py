@@ -4,12 +4,13 @@
    words, so every window can hold at least one piece).
 2. A window takes consecutive sentences while it stays within `chunk_size`.
 3. The next window starts `max(1, round(n * (1 - f)))` sentences later, where `n` is the
-   number of sentences in the window and `f` the overlap fraction (`chunk_overlap=0.25`).
+   number of sentences in the window and `f` is `overlap_fraction` (0.25 by default).
    "Text Chunking Strategies for RAG" computed `f` as `Overlap / MaxChunkSize` in integer
    arithmetic, which is 0 for any overlap smaller than the size: its windows never overlapped.
    Here `f` is a float.
-4. An int `chunk_overlap` is an absolute amount in the unit (then this equals `sentence`
-   with overlap); `window="tokens"` slides over tokens instead (then it equals `fixed`).
+4. `chunk_overlap` means what it means everywhere — an amount in the unit — and then the
+   windows carry the previous window's trailing sentences within it (that is `sentence` with
+   overlap); `over="tokens"` slides windows of tokens instead (that is `fixed`).
 
 Overlap buys recall at the price of more chunks and duplicated text in the index.
 `chunking/reference/sliding.py` is the plain version to copy. Taught in notebook 05.
@@ -17,40 +18,50 @@ Overlap buys recall at the price of more chunks and duplicated text in the index
 
 from __future__ import annotations
 
+import warnings
+
 from chunking import sentence
-from chunking.options import check_text, resolve_sizes
+from chunking.options import check_number, check_text, renamed, resolve_sizes
 from chunking.packing import Measure, Splitter, fallback
 from chunking.segment import Span, split_sentences
 from chunking.sizers import Bound, resolve_unit
 from chunking.types import Chunk, make_chunks
 
 STRATEGY = "sliding"
-WINDOWS = ("sentences", "tokens")
+OVER = ("sentences", "tokens")
+OVERLAP_FRACTION = 0.25
 
 
 def chunk(
     text: str,
     *,
     chunk_size: int = 200,
-    chunk_overlap: int | float = 0.25,
+    overlap_fraction: float | None = None,
+    chunk_overlap: int | float = 0,
     unit="tokens",
-    window: str = "sentences",
+    over: str = "sentences",
     doc_id: str = "",
+    window: str | None = None,
 ) -> list[Chunk]:
-    """Overlapping windows of whole sentences (or of tokens with `window="tokens"`).
+    """Windows of whole sentences (or of tokens with `over="tokens"`), each repeating about
+    `overlap_fraction` of itself in the next (default 0.25); or, with `chunk_overlap`, carrying
+    at most that many units of trailing sentences. Give one of the two.
 
     >>> text = "One. Two. Three. Four. Five."
-    >>> [c.text for c in chunk(text, chunk_size=4, chunk_overlap=0.5, unit="sentences")]
+    >>> [c.text for c in chunk(text, chunk_size=4, overlap_fraction=0.5, unit="sentences")]
     ['One. Two. Three. Four.', 'Three. Four. Five.']
     """
     text = check_text(text)
+    over = renamed("window", "over", window, over, "sentences")
+    if not isinstance(over, str) or over not in OVER:
+        raise ValueError(f"over must be one of {OVER}, got {over!r}")
+    fraction, chunk_overlap = _overlaps(overlap_fraction, chunk_overlap)
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
-    if window not in WINDOWS:
-        raise ValueError(f"window must be one of {WINDOWS}, got {window!r}")
-    if window == "tokens":
+    if over == "tokens":
+        overlap = overlap or int(fraction * size)
         spans = resolve_unit("tokens").bind(text).windows(0, len(text), size, overlap)
         return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)
-    if not isinstance(chunk_overlap, float):
+    if overlap:
         chunks = sentence.chunk(text, chunk_size=size, chunk_overlap=overlap, unit=unit, doc_id=doc_id)
         return make_chunks(text, [(c.start, c.end) for c in chunks], strategy=STRATEGY, doc_id=doc_id)
     bound = resolve_unit(unit, sentences=True).bind(text)
@@ -58,7 +69,7 @@ def chunk(
     pieces = []
     for piece, n in zip(sentences := split_sentences(text), bound.estimate(sentences)):
         pieces += [piece] if n <= size else split(piece)
-    spans = slide(pieces, bound, size, chunk_overlap, split)
+    spans = slide(pieces, bound, size, fraction, split)
     return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)
 
 
@@ -91,3 +102,23 @@ def slide(pieces: list[Span], bound: Bound, size: int, fraction: float, split: S
         previous = last
         first += max(1, round((last - first + 1) * (1 - fraction)))
     return spans
+
+
+def _overlaps(overlap_fraction: object, chunk_overlap: object) -> tuple[float, int | float]:
+    """(the fraction, the overlap in units): one of the two is used, the other is 0."""
+    if isinstance(chunk_overlap, float) and chunk_overlap and overlap_fraction is None:
+        if not 0 <= chunk_overlap < 1:  # named as given, not as what it is renamed to
+            raise ValueError(f"chunk_overlap as a float is a fraction and must be in [0, 1), got {chunk_overlap!r}")
+        warnings.warn(f"a float chunk_overlap in sliding is deprecated (it will mean a fraction of chunk_size, as in "
+                      f"every strategy, in the next minor version); use overlap_fraction={chunk_overlap!r}",
+                      DeprecationWarning, stacklevel=3)
+        overlap_fraction, chunk_overlap = chunk_overlap, 0
+    if overlap_fraction is not None and chunk_overlap:
+        raise ValueError(f"give overlap_fraction (a share of each window's sentences) or chunk_overlap (an amount in "
+                         f"the unit), not both; got {overlap_fraction!r} and {chunk_overlap!r}")
+    if chunk_overlap:
+        return 0.0, chunk_overlap
+    fraction = OVERLAP_FRACTION if overlap_fraction is None else overlap_fraction
+    if check_number("overlap_fraction", fraction, 0, 1) == 1:
+        raise ValueError(f"overlap_fraction must be below 1 (each window must move on), got {fraction!r}")
+    return float(fraction), 0

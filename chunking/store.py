@@ -9,7 +9,11 @@
    offsets), so indexing the same chunks twice leaves the same points — re-runs and interrupted
    runs are idempotent. The payload holds the offsets, text, heading path and parent span.
 4. `search` returns `Hit`s (the chunk rebuilt from its payload, and the score), best first,
-   ties broken by document and offset; an optional filter keeps one document.
+   ties broken by document and offset; an optional filter keeps one document. `hybrid_search`
+   fuses the dense and the BM25 top lists by RRF (`chunking.bm25` makes the sparse vectors);
+   `search_groups` keeps the best hit per value of a payload field (parent-child's parents).
+5. A collection without vectors holds payloads to fetch by id (`put_payloads`, `fetch`).
+This is the only module that talks to Qdrant: another vector store means another module like it.
 
 Local mode is brute force and meant for up to ~20k points; past that, point `QDRANT_URL` at a
 server — the code does not change. Taught in notebooks 00 and 12.
@@ -29,12 +33,14 @@ from pathlib import Path
 
 import numpy as np
 
+from chunking.options import check_int, check_number, one_line
 from chunking.types import Chunk
 
 DENSE = "dense"
 SPARSE = "bm25"
 URL_ENV, KEY_ENV = "QDRANT_URL", "QDRANT_API_KEY"
 BATCH_SIZE = 256
+Sparse = tuple[list[int], list[float]]  # a sparse vector: sorted term indices and their weights
 TIMEOUT = 30.0  # seconds a request to a Qdrant server may take, first byte sent to last byte read
 
 
@@ -58,7 +64,7 @@ def connect(
     """
     from qdrant_client import QdrantClient
 
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
+    if check_number("timeout", timeout, 0) == 0:  # seconds
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     url = url or (os.environ.get(URL_ENV) if use_env else None)
     if url:
@@ -68,7 +74,7 @@ def connect(
             client.get_collections()
         except Exception as error:  # the client raises many kinds; all mean "not reachable"
             cause = error.__cause__ or error.__context__ or error
-            raise ConnectionError(f"cannot reach Qdrant at {url!r}: {_one_line(cause)}") from None
+            raise ConnectionError(f"cannot reach Qdrant at {url!r}: {one_line(cause, 200)}") from None
         return client
     if location is None or str(location) == ":memory:":
         return QdrantClient(":memory:")
@@ -178,8 +184,8 @@ def index(
         points = []
         for i in range(lo, min(lo + batch_size, len(chunks))):
             vector: dict = {DENSE: np.asarray(vectors[i], dtype=np.float32).tolist()}
-            if sparse is not None and sparse[i][0]:
-                vector[SPARSE] = models.SparseVector(indices=list(sparse[i][0]), values=list(sparse[i][1]))
+            if sparse is not None and (terms := _sparse_vector(sparse[i])):
+                vector[SPARSE] = terms
             points.append(models.PointStruct(id=chunks[i].id, vector=vector, payload=payload(chunks[i])))
         client.upsert(name, points=points, wait=True)
     return len(chunks)
@@ -187,8 +193,7 @@ def index(
 
 def search(client, name: str, vector: np.ndarray, *, k: int = 5, doc_id: str | None = None) -> list[Hit]:
     """The `k` chunks most similar to `vector`, best first; `doc_id` keeps one document."""
-    if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
-        raise ValueError(f"k must be a positive int, got {k!r}")
+    check_int("k", k)
     response = client.query_points(
         name, query=np.asarray(vector, dtype=np.float32).tolist(), using=DENSE, limit=k,
         query_filter=document_filter(doc_id), with_payload=True,
@@ -208,7 +213,85 @@ def document_filter(doc_id: str | None):
 def ranked(points) -> list[Hit]:
     """Hits from scored points, best first, equal scores ordered by document and offset."""
     hits = [Hit(chunk_from_payload(p.payload), float(p.score)) for p in points]
-    return sorted(hits, key=lambda h: (-round(h.score, 6), h.chunk.doc_id, h.chunk.start))
+    return sorted(hits, key=lambda h: rank_key(h.score, h.chunk))
+
+
+def rank_key(score: float, chunk: Chunk) -> tuple:
+    """Best first; scores equal to 6 decimals (they wobble in the last bits) by document and offset."""
+    return -round(score, 6), chunk.doc_id, chunk.start
+
+
+def hybrid_search(
+    client, name: str, dense_vector, sparse: Sparse, *, k: int = 5, prefetch_k: int = 50, doc_id: str | None = None
+) -> list[Hit]:
+    """The `k` best chunks by reciprocal rank fusion (RRF) of the dense and the sparse top `prefetch_k`."""
+    from qdrant_client import models
+
+    check_int("k", k)
+    check_int("prefetch_k", prefetch_k, k)
+    dense = np.asarray(dense_vector, dtype=np.float32).tolist()
+    prefetch = [models.Prefetch(query=dense, using=DENSE, limit=prefetch_k)]
+    if query := _sparse_vector(sparse):  # a query of stopwords only has no sparse side
+        prefetch.append(models.Prefetch(query=query, using=SPARSE, limit=prefetch_k))
+    response = client.query_points(name, prefetch=prefetch, query=models.FusionQuery(fusion=models.Fusion.RRF),
+                                   limit=k, query_filter=document_filter(doc_id), with_payload=True)
+    return ranked(response.points)
+
+
+def sparse_search(client, name: str, sparse: Sparse, *, k: int = 5, doc_id: str | None = None) -> list[Hit]:
+    """The `k` best chunks by the sparse vectors alone; a query with no terms finds nothing."""
+    check_int("k", k)
+    if not (query := _sparse_vector(sparse)):
+        return []
+    response = client.query_points(name, query=query, using=SPARSE, limit=k, query_filter=document_filter(doc_id),
+                                   with_payload=True)
+    return ranked(response.points)
+
+
+def search_groups(
+    client, name: str, vector: np.ndarray, *, group_by: str, k: int = 5, doc_id: str | None = None
+) -> list[Hit]:
+    """The best hit of each of the `k` best groups (chunks sharing the payload field `group_by`)."""
+    check_int("k", k)
+    groups = client.query_points_groups(
+        name, query=np.asarray(vector, dtype=np.float32).tolist(), using=DENSE, group_by=group_by, limit=k,
+        group_size=1, query_filter=document_filter(doc_id), with_payload=True,
+    ).groups
+    return [ranked(g.hits)[0] for g in groups]
+
+
+def put_payloads(client, name: str, chunks: Sequence[Chunk], *, batch_size: int = BATCH_SIZE) -> int:
+    """Store chunks as payloads without vectors (fetched by id, never searched); returns how many."""
+    from qdrant_client import models
+
+    if not client.collection_exists(name):
+        client.create_collection(name, vectors_config={})
+    for lo in range(0, len(chunks), batch_size):
+        points = [models.PointStruct(id=c.id, vector={}, payload=payload(c)) for c in chunks[lo : lo + batch_size]]
+        client.upsert(name, points=points, wait=True)
+    return len(chunks)
+
+
+def fetch(client, name: str, ids: Sequence[str]) -> dict[str, Chunk]:
+    """The chunks stored under these point ids, by id (ids not found are left out)."""
+    return {str(r.id): chunk_from_payload(r.payload) for r in client.retrieve(name, ids=list(ids), with_payload=True)} \
+        if ids else {}
+
+
+def sizes(client, names: Sequence[str]) -> dict[str, int]:
+    """Points, and payload characters as JSON, of the collections among `names` that exist."""
+    points = chars = 0
+    for name in names:
+        if not client.collection_exists(name):
+            continue
+        offset = None
+        while True:
+            records, offset = client.scroll(name, limit=1000, offset=offset, with_payload=True, with_vectors=False)
+            points += len(records)
+            chars += sum(len(json.dumps(r.payload, ensure_ascii=False)) for r in records)
+            if offset is None:
+                break
+    return {"points": points, "payload_chars": chars}
 
 
 def payload(chunk: Chunk) -> dict:
@@ -300,8 +383,18 @@ def _within_deadline(call, *args, timeout: float | None, **kwargs):
 
 def _damaged(location: str | Path, error: BaseException) -> RuntimeError:
     return RuntimeError(f"the Qdrant folder {str(location)!r} cannot be opened, it looks damaged "
-                        f"({type(error).__name__}: {_one_line(error)}); index into a new folder, or delete this one")
+                        f"({type(error).__name__}: {one_line(error, 200)}); index into a new folder, or delete it")
 
 
-def _one_line(error: BaseException) -> str:
-    return " ".join(str(error).split())[:200] or type(error).__name__
+def _sparse_vector(sparse: Sparse):
+    """A Qdrant SparseVector from (indices, values), or None when there are no terms."""
+    from qdrant_client import models
+
+    if not (isinstance(sparse, (tuple, list)) and len(sparse) == 2):
+        raise TypeError(f"a sparse vector must be (indices, values) as bm25 encodes it, got {sparse!r:.80}")
+    indices, values = sparse
+    if len(indices) != len(values):
+        raise ValueError(f"a sparse vector has {len(indices)} indices but {len(values)} values")
+    if not indices:
+        return None
+    return models.SparseVector(indices=[int(i) for i in indices], values=[float(v) for v in values])

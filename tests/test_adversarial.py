@@ -55,8 +55,8 @@ CONFIGS = {
     "paragraph-characters": ("paragraph", {"chunk_overlap": 10}, "characters"),
     "markdown-tokens": ("markdown", {}, "tokens"),
     "markdown-characters": ("markdown", {"chunk_overlap": 10}, "characters"),
-    "sliding-tokens": ("sliding", {"chunk_overlap": 0.25, "window": "tokens"}, "tokens"),
-    "sliding-characters": ("sliding", {"chunk_overlap": 0.5}, "characters"),
+    "sliding-tokens": ("sliding", {"overlap_fraction": 0.25, "over": "tokens"}, "tokens"),
+    "sliding-characters": ("sliding", {"overlap_fraction": 0.5}, "characters"),
     "recursive-tokens": ("recursive", {"chunk_overlap": 8}, "tokens"),
     "recursive-characters": ("recursive", {}, "characters"),
     "parent_child-tokens": ("parent_child", {"parent_mode": "sections"}, "tokens"),
@@ -64,7 +64,7 @@ CONFIGS = {
     "contextual-tokens": ("contextual", {"provider": "heading"}, "tokens"),
     "contextual-characters": ("contextual", {"provider": "summary", "base": "markdown"}, "characters"),
     "semantic-tokens": ("semantic", {}, "tokens"),
-    "semantic-characters": ("semantic", {"breakpoint": "std", "chunk_overlap": 10}, "characters"),
+    "semantic-characters": ("semantic", {"threshold_type": "std", "chunk_overlap": 10}, "characters"),
     "parent_child-semantic": ("parent_child", {"parent_mode": "semantic"}, "tokens"),
 }
 MODEL_CONFIGS = {"semantic-tokens", "semantic-characters", "parent_child-semantic"}
@@ -309,11 +309,11 @@ BAD_OPTIONS = [
     ({"doc_id": 7}, TypeError, "doc_id"),
 ]
 BAD_STRATEGY_OPTIONS = [
-    ("semantic", {"threshold": NAN, "breakpoint": "fixed"}, "threshold"),
-    ("semantic", {"threshold": INF, "breakpoint": "std"}, "threshold"),
-    ("semantic", {"window": NAN}, "window"),
+    ("semantic", {"threshold": NAN, "threshold_type": "fixed"}, "threshold"),
+    ("semantic", {"threshold": INF, "threshold_type": "std"}, "threshold"),
+    ("semantic", {"similarity_window": NAN}, "similarity_window"),
     ("semantic", {"min_chunk_size": NAN}, "min_chunk_size"),
-    ("semantic", {"target_size": NAN, "breakpoint": "target"}, "target_size"),
+    ("semantic", {"target_size": NAN, "threshold_type": "target"}, "target_size"),
     ("parent_child", {"parent_threshold": NAN, "parent_mode": "semantic"}, "parent_threshold"),
     ("parent_child", {"child_threshold": NAN, "parent_mode": "semantic"}, "child_threshold"),
     ("parent_child", {"parent_size": NAN}, "parent_size"),

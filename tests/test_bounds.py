@@ -35,7 +35,7 @@ CHEAP_TEXT = " ".join(f"Start {i}. Ab b. Cd d. Ef f. Gh h." for i in range(40))
 @pytest.mark.parametrize(("unit", "text"), [(unk, UNK_TEXT), (starts_cheap, CHEAP_TEXT)], ids=["unk", "cheap-start"])
 @pytest.mark.parametrize("size", [3, 5, 30])
 def test_units_that_do_not_grow_with_the_text_keep_order_and_bound(strategy, unit, text, size):
-    options = {"chunk_overlap": 0.5} if strategy in ("fixed", "sliding") else {}
+    options = {"fixed": {"chunk_overlap": 0.5}, "sliding": {"overlap_fraction": 0.5}}.get(strategy, {})
     chunks = chunk(text, strategy, chunk_size=size, unit=unit, **options)
     check_chunks(text, chunks, chunk_size=size, length=unit)
 
@@ -43,7 +43,7 @@ def test_units_that_do_not_grow_with_the_text_keep_order_and_bound(strategy, uni
 def test_sliding_windows_stay_in_order_when_the_overlap_measures_longer():
     # "Start 0. … Gh h." counts 1, but from "Cd d." on it counts a unit per word: the next window
     # used to end before the one it overlapped
-    chunks = chunk(CHEAP_TEXT, "sliding", chunk_size=3, unit=starts_cheap, chunk_overlap=0.5)
+    chunks = chunk(CHEAP_TEXT, "sliding", chunk_size=3, unit=starts_cheap, overlap_fraction=0.5)
     assert [c.end for c in chunks] == sorted(c.end for c in chunks)
     check_chunks(CHEAP_TEXT, chunks, chunk_size=3, length=starts_cheap)
 
@@ -75,7 +75,7 @@ TITLE_TRAP = ("word " * 60 + "ends here. Short title line\nNext Line starts here
 
 @pytest.mark.parametrize(("strategy", "options", "size"), [
     *[("sentence", {}, size) for size in (1, 2, 3)],
-    *[("sliding", {"chunk_overlap": 0.5}, size) for size in (1, 2, 3)],
+    *[("sliding", {"overlap_fraction": 0.5}, size) for size in (1, 2, 3)],
     *[("sentence", {"chunk_overlap": 1}, size) for size in (2, 3)],
 ])
 def test_sentence_counts_are_measured_on_the_chunk_itself(strategy, options, size):

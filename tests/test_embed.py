@@ -37,7 +37,7 @@ def test_cache_stores_each_text_once(tmp_path):
     e = Embedder(cache=tmp_path)
     e.embed(["one", "two", "one"])
     e.embed(["two", "three"])
-    rows = sqlite3.connect(tmp_path / "embeddings.sqlite").execute("SELECT COUNT(*) FROM vectors").fetchone()
+    rows = sqlite3.connect(tmp_path / "embeddings.sqlite").execute("SELECT COUNT(*) FROM entries").fetchone()
     assert rows == (3,)
 
 
@@ -140,3 +140,61 @@ def test_a_models_identity_changes_with_its_files_backend_and_normalisation(tmp_
 def test_a_bad_name_is_refused(name):
     with pytest.raises(ValueError, match="name must be a non-empty str"):
         Embedder(lambda texts: np.ones((len(texts), 2)), name=name)
+
+
+# --- one interface: any object with name, dim, max_pieces and embed -------------------------------
+
+class HashedWords:
+    """An embedder that is not `chunking.embed.Embedder`: the interface is all the package needs."""
+
+    name, dim, max_pieces = "hashed-words@1", 16, None
+
+    def embed(self, texts):
+        vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in text.lower().split():
+                vectors[row, sum(map(ord, word)) % self.dim] += 1.0
+            vectors[row, 0] += 1.0
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_any_embedding_model_serves_the_model_based_strategies():
+    from chunking import chunk
+
+    text = "Cats purr softly. Cats nap all day. Stocks fell sharply. Stocks rose again. " * 3
+    for strategy, options in (("semantic", {}), ("parent_child", {"parent_mode": "semantic"})):
+        assert chunk(text, strategy, chunk_size=20, embedder=HashedWords(), **options)
+
+
+def test_any_embedding_model_serves_the_comparison():
+    from chunking import compare, store
+    from chunking.evaluate import Question, Reference
+
+    docs = {"a.txt": "The ferry leaves at nine. It returns at five in the evening."}
+    questions = [Question("When does the ferry leave?", (Reference("a.txt", 0, 25, docs["a.txt"][:25]),))]
+    configs = [compare.Config("s", "sentence", {"chunk_size": 20}),
+               compare.Config("h", "sentence", {"chunk_size": 20}, retrieval="hybrid")]
+    result = compare.run(docs, questions, configs, embedder=HashedWords(), client=store.connect(":memory:"))
+    assert [row["config"] for row in result.rows] == ["s", "h"] and result.rows[0]["mean_pieces"] == 0
+
+
+def test_late_chunking_says_it_needs_token_vectors():
+    from chunking.late import embed_late
+    from chunking.types import make_chunks
+
+    text = "The mill stood by the quay."
+    with pytest.raises(TypeError, match="token vectors and their offsets"):
+        embed_late(text, make_chunks(text, [(0, len(text))], strategy="s"), embedder=HashedWords())
+
+
+@pytest.mark.parametrize("embedder", ["x", 3, object()])
+def test_something_that_is_not_an_embedding_model_is_refused_by_name(embedder):
+    from chunking.embed import resolve_embedder
+
+    with pytest.raises(TypeError, match="EmbeddingModel"):
+        resolve_embedder(embedder)
+
+
+def test_the_device_is_a_parameter(tmp_path):
+    with pytest.raises(ValueError, match="device 'no-such-device'"):
+        Embedder(device="no-such-device", cache=False).embed(["x"])

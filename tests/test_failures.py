@@ -194,7 +194,7 @@ def test_configurations_need_distinct_names():
 
 @pytest.mark.parametrize(("call", "error", "message"), [
     (lambda: chunk("a. b.", ["fixed"]), ValueError, r"strategy must be one of .* got \['fixed'\]"),
-    (lambda: chunk("One. Two.", "semantic", embedder="x"), TypeError, "embedder must be a chunking.embed.Embedder"),
+    (lambda: chunk("One. Two.", "semantic", embedder="x"), TypeError, "embedder must be an EmbeddingModel"),
     (lambda: chunk("One. Two.", "parent_child", parent_mode="semantic", embedder=3), TypeError, "got int: 3"),
     (lambda: chunk("One. Two.", "semantic", embedder=Embedder(lambda t: np.ones(len(t)), cache=False)), ValueError,
      r"must return shape \(2, dim\) for 2 texts, got shape \(2,\)"),

@@ -23,14 +23,14 @@ CONFIGS = {
     "paragraph-uncapped": ("paragraph", {"chunk_size": None}),
     "markdown-tokens": ("markdown", {"chunk_size": 24}),
     "markdown-characters": ("markdown", {"chunk_size": 80, "chunk_overlap": 10, "unit": "characters"}),
-    "sliding-tokens": ("sliding", {"chunk_size": 24, "chunk_overlap": 0.25}),
-    "sliding-count": ("sliding", {"chunk_size": 4, "chunk_overlap": 0.5, "unit": "sentences"}),
-    "sliding-window-tokens": ("sliding", {"chunk_size": 16, "chunk_overlap": 0.25, "window": "tokens"}),
+    "sliding-tokens": ("sliding", {"chunk_size": 24, "overlap_fraction": 0.25}),
+    "sliding-count": ("sliding", {"chunk_size": 4, "overlap_fraction": 0.5, "unit": "sentences"}),
+    "sliding-window-tokens": ("sliding", {"chunk_size": 16, "overlap_fraction": 0.25, "over": "tokens"}),
     "recursive-tokens": ("recursive", {"chunk_size": 24, "chunk_overlap": 4}),
     "recursive-characters": ("recursive", {"chunk_size": 50, "unit": "characters"}),
     "recursive-words": ("recursive", {"chunk_size": 10, "chunk_overlap": 2, "unit": words}),
     "semantic-tokens": ("semantic", {"chunk_size": 24}),
-    "semantic-characters": ("semantic", {"chunk_size": 100, "unit": "characters", "breakpoint": "fixed"}),
+    "semantic-characters": ("semantic", {"chunk_size": 100, "unit": "characters", "threshold_type": "fixed"}),
     "parent-child-sections": ("parent_child", {"chunk_size": 24, "parent_size": 64}),
     "parent-child-tokens": ("parent_child", {"chunk_size": 16, "parent_size": 48, "parent_mode": "tokens"}),
     "contextual-heading": ("contextual", {"chunk_size": 24, "provider": "heading"}),
@@ -42,7 +42,7 @@ def run_and_check(text: str, config: str) -> list:
     strategy, options = CONFIGS[config]
     chunks = chunk(text, strategy, **options)
     size = options["chunk_size"]
-    unit = "tokens" if options.get("window") == "tokens" else options.get("unit", "tokens")
+    unit = "tokens" if options.get("over") == "tokens" else options.get("unit", "tokens")
     check_chunks(text, chunks, chunk_size=size, length=length_of(unit) if size else None)
     return chunks
 

@@ -118,8 +118,8 @@ def test_a_shared_token_is_kept_by_the_window_where_it_is_farther_from_the_edge(
 
 def test_the_same_input_gives_the_same_vectors(embedder):
     chunks = chunk(ESSAY[:5000], "sentence", chunk_size=64)
-    first = embed_late(ESSAY[:5000], chunks, embedder=embedder, window=128, overlap=32)
-    assert np.array_equal(first, embed_late(ESSAY[:5000], chunks, embedder=embedder, window=128, overlap=32))
+    options = {"embedder": embedder, "window_pieces": 128, "overlap_pieces": 32}
+    assert np.array_equal(embed_late(ESSAY[:5000], chunks, **options), embed_late(ESSAY[:5000], chunks, **options))
 
 
 def test_no_chunks_give_an_empty_matrix(embedder):
@@ -128,8 +128,9 @@ def test_no_chunks_give_an_empty_matrix(embedder):
 
 @pytest.mark.parametrize(
     ("options", "name"),
-    [({"window": 0}, "window"), ({"window": 255}, "window"), ({"window": 2.5}, "window"),
-     ({"overlap": -1}, "overlap"), ({"window": 64, "overlap": 64}, "overlap"), ({"overlap": 1.5}, "overlap"),
+    [({"window_pieces": 0}, "window_pieces"), ({"window_pieces": 255}, "window_pieces"),
+     ({"window_pieces": 2.5}, "window_pieces"), ({"overlap_pieces": -1}, "overlap_pieces"),
+     ({"window_pieces": 64, "overlap_pieces": 64}, "overlap_pieces"), ({"overlap_pieces": 1.5}, "overlap_pieces"),
      ({"batch_size": 0}, "batch_size")],
 )
 def test_bad_options_are_named(embedder, options, name):

@@ -53,7 +53,7 @@ def test_a_callable_unit_reads_each_character_a_bounded_number_of_times(family, 
         read[0] += len(piece)
         return len(piece.split()) + len(piece) // 4
 
-    options = {"chunk_overlap": 0.25} if strategy in ("fixed", "sliding") else {}
+    options = {"fixed": {"chunk_overlap": 0.25}, "sliding": {"overlap_fraction": 0.25}}.get(strategy, {})
     source = text(family, 20_000)
     chunk(source, strategy, chunk_size=50, unit=unit, **options)
     assert read[0] <= UNIT_READS * len(source)

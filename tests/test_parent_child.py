@@ -199,7 +199,7 @@ def test_bad_options_are_named(options, message):
 
 
 def test_a_bare_callable_is_not_an_embedder():
-    with pytest.raises(TypeError, match="embedder must be a chunking.embed.Embedder"):
+    with pytest.raises(TypeError, match="embedder must be an EmbeddingModel"):
         parent_child.chunk(FRUIT_AND_BOATS, parent_mode="semantic", embedder=scripted)
 
 
@@ -278,7 +278,7 @@ def test_context_tokens_sum_the_parents_tokens(indexed):
 @pytest.mark.parametrize("call, message", [
     (lambda c: parent_child.search_parents(c, "payload", np.zeros(384), mode="both"), r"mode must be one of"),
     (lambda c: parent_child.search_parents(c, "payload", np.zeros(384), k=5, candidates=3),
-     r"candidates must be an int >= k=5, got 3"),
+     r"candidates must be an int >= 5, got 3"),
     (lambda c: parent_child.search_parents(c, "lookup", np.zeros(384), k=0, mode="lookup"), r"k must be .* got 0"),
 ])
 def test_bad_search_options_are_named(indexed, call, message):

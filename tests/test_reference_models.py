@@ -339,7 +339,7 @@ def test_late_pool_equals_the_engines_pool_on_made_up_token_vectors(name):
     spans = [(c.start, c.end) for c in chunking.chunk(text, "sentence", chunk_size=40)]
     spans += [(s + 1, e - 1) for s, e in spans[:5]]  # cutting tokens at both ends
     spans += [m.span() for m in re.finditer(r"[^\w\s]+", text)][:5]  # punctuation only: no token
-    engine, unseen = engine_late._pool(vectors, token_spans, make_chunks(text, spans, strategy="reference"))
+    engine, unseen = engine_late.pool(vectors, token_spans, make_chunks(text, spans, strategy="reference"))
     pooled = late.pool(vectors, token_spans, spans)
     assert unseen and unseen == [i for i, v in enumerate(pooled) if not v.any()]  # engine: embeds those alone
     assert np.allclose(pooled, engine, atol=1e-6)

@@ -401,7 +401,7 @@ def test_sliding_needs_a_fraction():
 @pytest.mark.parametrize("name", DOCS)
 def test_sliding_with_the_engines_splitter_gives_the_engines_spans(name):
     text = CORPUS[name]
-    engine = chunking.chunk(text, "sliding", chunk_size=200, chunk_overlap=0.25)
+    engine = chunking.chunk(text, "sliding", chunk_size=200, overlap_fraction=0.25)
     assert sliding.chunk(text, 200, chunk_overlap=0.25, split=engine_sentences) == spans_of(engine)
 
 
@@ -419,7 +419,7 @@ def test_sliding_is_the_engines_slide_over_sentences_judged_by_their_own_count(n
 def test_documented_difference_the_engine_keeps_a_sentence_its_estimate_says_fits():
     text = "안녕하세요. 반갑습니다! 오늘은"
     assert count_tokens("반갑습니다!") > 5  # alone; its tokens in the whole text's encoding are 5
-    engine = spans_of(chunking.chunk(text, "sliding", chunk_size=5, chunk_overlap=0.25))
+    engine = spans_of(chunking.chunk(text, "sliding", chunk_size=5, overlap_fraction=0.25))
     ours = sliding.chunk(text, 5, chunk_overlap=0.25, split=engine_sentences)
     assert engine != ours
     assert ours == engine_slide_on_exact_pieces(text, 5, 0.25, engine_sentences)

@@ -58,7 +58,7 @@ def counting(inner: Embedder, calls: list[list[str]]) -> Embedder:
 
 def test_golden_spans_on_two_topics():
     topic = scripted({"Cats": [1.0, 0.0], "Stocks": [0.0, 1.0]})
-    got = semantic.chunk(TOPICS, breakpoint="fixed", embedder=topic)
+    got = semantic.chunk(TOPICS, threshold_type="fixed", embedder=topic)
     assert [(c.start, c.end) for c in got] == [(0, 20), (21, 46)]
     assert [dict(c.metadata) for c in got] == [
         {"end_reason": "breakpoint", "distance": 1.0, "threshold": 0.25},
@@ -68,7 +68,7 @@ def test_golden_spans_on_two_topics():
 
 @pytest.mark.parametrize("mode", sorted(MODES))
 def test_every_mode_holds_offsets_order_and_the_token_bound(model, mode):
-    got = semantic.chunk(ESSAY, chunk_size=120, breakpoint=mode, embedder=model, **MODES[mode])
+    got = semantic.chunk(ESSAY, chunk_size=120, threshold_type=mode, embedder=model, **MODES[mode])
     check_chunks(ESSAY, got, chunk_size=120, length=count_tokens)
     assert all(count_tokens(c.text) <= 120 for c in got)
 
@@ -76,7 +76,7 @@ def test_every_mode_holds_offsets_order_and_the_token_bound(model, mode):
 @pytest.mark.parametrize("mode", sorted(MODES))
 def test_every_mode_holds_the_bound_in_characters(model, mode):
     options = {"target_size": 300} if mode == "target" else {}
-    got = semantic.chunk(ESSAY, chunk_size=500, unit="characters", breakpoint=mode, embedder=model, **options)
+    got = semantic.chunk(ESSAY, chunk_size=500, unit="characters", threshold_type=mode, embedder=model, **options)
     check_chunks(ESSAY, got, chunk_size=500, length=len)
 
 
@@ -89,13 +89,13 @@ def test_a_tiny_chunk_size_ends_chunks_for_size(model):
 
 
 def test_breakpoint_ends_are_above_the_threshold(model):
-    got = semantic.chunk(ESSAY, chunk_size=400, breakpoint="percentile", threshold=90, embedder=model)
+    got = semantic.chunk(ESSAY, chunk_size=400, threshold_type="percentile", threshold=90, embedder=model)
     at_breaks = [c.metadata for c in got if c.metadata["end_reason"] == "breakpoint"]
     assert at_breaks and all(m["distance"] >= m["threshold"] for m in at_breaks)  # both rounded
 
 
 def test_chunks_split_for_size_are_below_the_threshold(model):
-    got = semantic.chunk(ESSAY, chunk_size=100, breakpoint="percentile", embedder=model)
+    got = semantic.chunk(ESSAY, chunk_size=100, threshold_type="percentile", embedder=model)
     sized = [c.metadata for c in got if c.metadata["end_reason"] == "size" and c.metadata["distance"] is not None]
     assert sized and all(m["distance"] <= m["threshold"] for m in sized)
 
@@ -108,14 +108,14 @@ def test_unit_sentences_caps_sentences_per_chunk(model):
 
 @pytest.mark.parametrize("min_chunk_size", [None, 40])
 def test_target_mode_lands_near_the_target_size(model, min_chunk_size):
-    got = semantic.chunk(ESSAY, chunk_size=200, breakpoint="target", target_size=100, min_chunk_size=min_chunk_size,
+    got = semantic.chunk(ESSAY, chunk_size=200, threshold_type="target", target_size=100, min_chunk_size=min_chunk_size,
                          embedder=model)
     assert statistics.mean(count_tokens(c.text) for c in got) == pytest.approx(100, rel=0.1)
 
 
 def test_min_chunk_size_merges_slivers(model):
     # MiniLM's neighbouring sentences are rarely 0.75 similar, so seed 004's threshold cuts almost everywhere.
-    options = {"chunk_size": 200, "breakpoint": "fixed", "embedder": model}
+    options = {"chunk_size": 200, "threshold_type": "fixed", "embedder": model}
     plain = semantic.chunk(ESSAY, **options)
     merged = semantic.chunk(ESSAY, min_chunk_size=60, **options)
     check_chunks(ESSAY, merged, chunk_size=200, length=count_tokens)
@@ -132,29 +132,29 @@ SLIVER = "Rivers flow far. Short. Hills rise high."
 )
 def test_a_sliver_joins_the_closer_neighbour(middle, expected):
     sides = scripted({"Rivers": [1.0, 0.0, 0.0], "Short": middle, "Hills": [0.0, 0.0, 1.0]})
-    got = semantic.chunk(SLIVER, unit="characters", breakpoint="fixed", threshold=0.1, min_chunk_size=10,
+    got = semantic.chunk(SLIVER, unit="characters", threshold_type="fixed", threshold=0.1, min_chunk_size=10,
                          embedder=sides)
     assert [(c.start, c.end) for c in got] == expected
 
 
 def test_a_sliver_stays_when_no_merge_fits():
     sides = scripted({"Rivers": [1.0, 0.0], "Short": [0.0, 1.0], "Hills": [1.0, 0.0]})
-    got = semantic.chunk(SLIVER, chunk_size=20, unit="characters", breakpoint="fixed", min_chunk_size=10,
+    got = semantic.chunk(SLIVER, chunk_size=20, unit="characters", threshold_type="fixed", min_chunk_size=10,
                          embedder=sides)
     assert [c.text for c in got] == ["Rivers flow far.", "Short.", "Hills rise high."]
 
 
 def test_the_model_is_called_once_with_exactly_the_sentences(model):
     calls: list[list[str]] = []
-    semantic.chunk(ESSAY, breakpoint="target", target_size=100, embedder=counting(model, calls))
+    semantic.chunk(ESSAY, threshold_type="target", target_size=100, embedder=counting(model, calls))
     assert len(calls) == 1
     assert sorted(calls[0]) == sorted({ESSAY[s:e] for s, e in split_sentences(ESSAY)})
 
 
 def test_window_smooths_distances_without_more_model_calls(model):
     calls: list[list[str]] = []
-    spans, plain = semantic.distances(ESSAY, window=1, embedder=counting(model, calls))
-    _, smooth = semantic.distances(ESSAY, window=3, embedder=counting(model, calls))
+    spans, plain = semantic.distances(ESSAY, similarity_window=1, embedder=counting(model, calls))
+    _, smooth = semantic.distances(ESSAY, similarity_window=3, embedder=counting(model, calls))
     assert len(calls) == 2 and calls[0] == calls[1]
     assert plain.shape == smooth.shape == (len(spans) - 1,)
     assert np.std(smooth) < np.std(plain)
@@ -173,12 +173,12 @@ def test_distances_are_one_minus_cosine(model):
 )
 def test_every_threshold_mode_finds_a_clear_shift(mode, expected):
     dist = np.array([0.10, 0.12, 0.09, 0.11, 0.75, 0.10, 0.13, 0.08, 0.11, 0.10])
-    ends, threshold = semantic.breakpoints(dist, breakpoint=mode)
+    ends, threshold = semantic.breakpoints(dist, threshold_type=mode)
     assert ends.tolist() == expected and np.isfinite(threshold)
 
 
 def test_fixed_default_is_seed_004_similarity():
-    ends, threshold = semantic.breakpoints(np.array([0.2, 0.3]), breakpoint="fixed")
+    ends, threshold = semantic.breakpoints(np.array([0.2, 0.3]), threshold_type="fixed")
     assert ends.tolist() == [1] and threshold == 0.25  # distance 0.25 is similarity 0.75
 
 
@@ -191,8 +191,8 @@ def test_overlap_carries_sentences_only_inside_a_run(model):
 
 
 def test_same_input_same_output(model):
-    first = semantic.chunk(ESSAY, breakpoint="target", target_size=80, min_chunk_size=20, embedder=model)
-    second = semantic.chunk(ESSAY, breakpoint="target", target_size=80, min_chunk_size=20, embedder=model)
+    first = semantic.chunk(ESSAY, threshold_type="target", target_size=80, min_chunk_size=20, embedder=model)
+    second = semantic.chunk(ESSAY, threshold_type="target", target_size=80, min_chunk_size=20, embedder=model)
     assert first == second and [c.metadata for c in first] == [c.metadata for c in second]
 
 
@@ -209,29 +209,29 @@ def test_a_single_sentence_is_one_chunk_without_the_model(monkeypatch):
 
 
 def test_unknown_mode_lists_the_modes():
-    with pytest.raises(ValueError, match="breakpoint must be one of") as info:
-        semantic.chunk(TOPICS, breakpoint="cosine")
+    with pytest.raises(ValueError, match="threshold_type must be one of") as info:
+        semantic.chunk(TOPICS, threshold_type="cosine")
     assert "'cosine'" in str(info.value) and all(mode in str(info.value) for mode in MODES)
 
 
 @pytest.mark.parametrize(
     ("options", "name", "value"),
     [
-        ({"breakpoint": "fixed", "threshold": 2.5}, "threshold", "2.5"),
-        ({"breakpoint": "percentile", "threshold": 101}, "threshold", "101"),
-        ({"breakpoint": "gradient", "threshold": -1}, "threshold", "-1"),
-        ({"breakpoint": "std", "threshold": float("nan")}, "threshold", "nan"),
-        ({"breakpoint": "iqr", "threshold": "1.5"}, "threshold", "'1.5'"),
-        ({"breakpoint": "target", "threshold": 0.5, "target_size": 50}, "threshold", "0.5"),
-        ({"window": 0}, "window", "0"),
-        ({"window": 1.5}, "window", "1.5"),
-        ({"window": True}, "window", "True"),
+        ({"threshold_type": "fixed", "threshold": 2.5}, "threshold", "2.5"),
+        ({"threshold_type": "percentile", "threshold": 101}, "threshold", "101"),
+        ({"threshold_type": "gradient", "threshold": -1}, "threshold", "-1"),
+        ({"threshold_type": "std", "threshold": float("nan")}, "threshold", "nan"),
+        ({"threshold_type": "iqr", "threshold": "1.5"}, "threshold", "'1.5'"),
+        ({"threshold_type": "target", "threshold": 0.5, "target_size": 50}, "threshold", "0.5"),
+        ({"similarity_window": 0}, "similarity_window", "0"),
+        ({"similarity_window": 1.5}, "similarity_window", "1.5"),
+        ({"similarity_window": True}, "similarity_window", "True"),
         ({"min_chunk_size": 0}, "min_chunk_size", "0"),
         ({"min_chunk_size": 500}, "min_chunk_size", "500"),
-        ({"breakpoint": "target"}, "target_size", "None"),
-        ({"breakpoint": "target", "target_size": 0}, "target_size", "0"),
-        ({"breakpoint": "target", "target_size": 201}, "target_size", "201"),
-        ({"breakpoint": "target", "target_size": "100"}, "target_size", "'100'"),
+        ({"threshold_type": "target"}, "target_size", "None"),
+        ({"threshold_type": "target", "target_size": 0}, "target_size", "0"),
+        ({"threshold_type": "target", "target_size": 201}, "target_size", "201"),
+        ({"threshold_type": "target", "target_size": "100"}, "target_size", "'100'"),
         ({"target_size": 100}, "target_size", "100"),
     ],
 )
@@ -259,7 +259,7 @@ SENTENCES = st.lists(
 )
 def test_invariants_on_generated_text(text, mode, unit, size, window, merge):
     options = {"target_size": max(1, size // 2)} if mode == "target" else {}
-    run = {"chunk_size": size, "unit": unit, "breakpoint": mode, "window": window,
+    run = {"chunk_size": size, "unit": unit, "threshold_type": mode, "similarity_window": window,
            "min_chunk_size": (size // 4 or 1) if merge else None, "embedder": Embedder(hashed, cache=False), **options}
     got = semantic.chunk(text, **run)
     check_chunks(text, got, chunk_size=size, length=count_tokens if unit == "tokens" else len)

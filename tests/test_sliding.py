@@ -1,4 +1,4 @@
-"""Sliding windows: seed 000's integer-division bug shown, and fixed."""
+"""Sliding windows: the integer-division bug of "Text Chunking Strategies for RAG" shown, and fixed."""
 
 from __future__ import annotations
 
@@ -18,18 +18,18 @@ def test_seed_000_step_never_overlaps():
 
 
 def test_fraction_overlap_makes_windows_share_sentences():
-    got = sliding.chunk(TEXT, chunk_size=4, chunk_overlap=0.25, unit="sentences")
+    got = sliding.chunk(TEXT, chunk_size=4, overlap_fraction=0.25, unit="sentences")
     assert [(c.start, c.end) for c in got][:3] == [(0, 87), (66, 153), (132, 219)]
     assert all(a.end > b.start for a, b in zip(got, got[1:]))
 
 
 def test_half_overlap_golden():
-    got = sliding.chunk("One. Two. Three. Four.", chunk_size=2, chunk_overlap=0.5, unit="sentences")
+    got = sliding.chunk("One. Two. Three. Four.", chunk_size=2, overlap_fraction=0.5, unit="sentences")
     assert [c.text for c in got] == ["One. Two.", "Two. Three.", "Three. Four."]
 
 
 def test_token_windows_equal_fixed():
-    got = sliding.chunk(TEXT, chunk_size=16, chunk_overlap=0.25, window="tokens")
+    got = sliding.chunk(TEXT, chunk_size=16, overlap_fraction=0.25, over="tokens")
     expected = fixed.chunk(TEXT, chunk_size=16, chunk_overlap=0.25)
     assert [(c.start, c.end) for c in got] == [(c.start, c.end) for c in expected]
 

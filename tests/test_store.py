@@ -95,7 +95,7 @@ def test_collection_name_is_stable_and_depends_on_options():
 
 
 def test_bad_k_is_rejected(client, indexed):
-    with pytest.raises(ValueError, match="k must be a positive int, got 0"):
+    with pytest.raises(ValueError, match="k must be an int >= 1, got 0"):
         store.search(client, "c", vectors(1)[0], k=0)
 
 

@@ -6,7 +6,8 @@ or two, exposes `chunk(text, chunk_size, ...)` and obeys the same contract as th
 are half-open character offsets, in order, nothing but whitespace lost, every chunk within
 `chunk_size` tokens (cl100k_base) but a single code point too big alone. Its docstring says what it
 simplifies compared with the engine module of the same name, and why the engine does more; the
-tests hold each one to the contract and to the engine's spans on the bundled corpus.
+tests hold each one to the contract and to the engine's spans on the bundled corpus. Standing alone
+means some repeat a few helpers (a sentence splitter, token windows) on purpose.
 
 | file | strategy |
 |---|---|
