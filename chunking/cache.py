@@ -30,6 +30,17 @@ class Cache:
         self.path = path
         self.db = sqlite3.connect(str(path), timeout=30, check_same_thread=False)
         self.db.execute("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, value BLOB)")
+        self._adopt_earlier_tables()
+
+    def _adopt_earlier_tables(self) -> None:
+        """Move the rows of the tables earlier versions wrote (`vectors`, `answers`) into `entries`,
+        so an existing cache stays warm; their keys are made the same way."""
+        tables = {name for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        for table, value in (("vectors", "vector"), ("answers", "CAST(answer AS BLOB)")):
+            if table in tables:
+                with self.db:
+                    self.db.execute(f"INSERT OR IGNORE INTO entries SELECT key, {value} FROM {table}")
+                    self.db.execute(f"DROP TABLE {table}")
 
     def get(self, keys: Sequence[str]) -> dict[str, bytes]:
         """The values stored under `keys` (missing keys are left out)."""

@@ -198,3 +198,17 @@ def test_something_that_is_not_an_embedding_model_is_refused_by_name(embedder):
 def test_the_device_is_a_parameter(tmp_path):
     with pytest.raises(ValueError, match="device 'no-such-device'"):
         Embedder(device="no-such-device", cache=False).embed(["x"])
+
+
+def test_a_cache_written_by_an_earlier_version_stays_warm(tmp_path):
+    import sqlite3
+
+    key_text = "kept"
+    embedder = Embedder(lambda texts: np.ones((len(texts), 2)), name="toy@1", cache=tmp_path)
+    old = sqlite3.connect(tmp_path / "embeddings.sqlite")
+    old.execute("DROP TABLE entries")
+    old.execute("CREATE TABLE vectors (key TEXT PRIMARY KEY, vector BLOB)")
+    old.execute("INSERT INTO vectors VALUES (?, ?)", (embedder._key(key_text), np.array([3, 4], np.float32).tobytes()))
+    old.commit()
+    again = Embedder(lambda texts: np.ones((len(texts), 2)), name="toy@1", cache=tmp_path)
+    assert again.embed([key_text]).tolist() == [[3.0, 4.0]]  # read from the old table's row, not computed
