@@ -106,7 +106,7 @@ def slide(pieces: list[Span], bound: Bound, size: int, fraction: float, split: S
 
 def _overlaps(overlap_fraction: object, chunk_overlap: object) -> tuple[float, int | float]:
     """(the fraction, the overlap in units): one of the two is used, the other is 0."""
-    if isinstance(chunk_overlap, float) and chunk_overlap and overlap_fraction is None:
+    if isinstance(chunk_overlap, float) and overlap_fraction is None:  # 0.0 too: it meant "no overlap"
         if not 0 <= chunk_overlap < 1:  # named as given, not as what it is renamed to
             raise ValueError(f"chunk_overlap as a float is a fraction and must be in [0, 1), got {chunk_overlap!r}")
         warnings.warn(f"a float chunk_overlap in sliding is deprecated (it will mean a fraction of chunk_size, as in "

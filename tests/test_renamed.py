@@ -72,3 +72,10 @@ def test_late_chunking_windows_are_in_word_pieces_by_name(old, new):
     with pytest.warns(DeprecationWarning, match=next(iter(new))):
         by_old = embed_late(text, chunks, embedder=embedder, **old)
     assert np.array_equal(by_old, embed_late(text, chunks, embedder=embedder, **new))
+
+
+def test_a_float_chunk_overlap_of_zero_still_means_no_overlap():
+    with pytest.warns(DeprecationWarning, match="overlap_fraction"):
+        old = chunk(TEXT, "sliding", chunk_size=40, chunk_overlap=0.0)
+    assert [(c.start, c.end) for c in old] == [(c.start, c.end) for c in chunk(TEXT, "sliding", chunk_size=40,
+                                                                                overlap_fraction=0.0)]
