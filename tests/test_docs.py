@@ -160,14 +160,72 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+BROWSER_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def chromium() -> str:
+    """The browser, or a skip where there is none — but CI (CHUNKING_REQUIRE_BROWSER=1, set by
+    .ci/run, which installs Chromium from Debian's packages) fails instead of skipping."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        if os.environ.get("CHUNKING_REQUIRE_BROWSER"):
+            pytest.fail("CHUNKING_REQUIRE_BROWSER is set but chromium is not installed (apt-get install chromium)")
+        pytest.skip("chromium is not installed (apt-get install chromium; CI installs it)")
+    return found
+
+
+def rendered(browser: str, url: str, profile: Path) -> str:
+    """The DOM of a page as a reader's browser has it, after its scripts ran."""
+    command = [browser, *BROWSER_FLAGS, f"--user-data-dir={profile}", "--dump-dom", url]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "</html>" in result.stdout, f"{url}: {result.stderr[-2000:]}"
+    return result.stdout
+
+
+def png_outputs(notebook: Path) -> int:
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return sum("image/png" in o.get("data", {}) for c in cells for o in c.get("outputs", []))
+
+
+def test_a_reader_sees_outputs_plots_and_the_glossary_in_a_real_browser(site, server, tmp_path):
+    """Each notebook page, rendered by headless Chromium: its outputs and every plot are there, and
+    the glossary and sources links it has lead to pages that have the linked term."""
+    browser = chromium()
+    problems = []
+    for notebook in NOTEBOOKS:
+        path = f"notebooks/{notebook.stem}/"
+        dom = rendered(browser, f"{server}/{path}", tmp_path / "profile")
+        text = squeeze(html.unescape(re.sub(r"<[^>]+>", "", dom)))
+        if squeeze(output_only_line(notebook)) not in text:
+            problems.append(f"{notebook.stem}: an output is not on the page")
+        plots = dom.count('src="data:image/png')
+        if plots != png_outputs(notebook):
+            problems.append(f"{notebook.stem}: {plots} plots shown, {png_outputs(notebook)} in the notebook")
+        source = notebook.read_text(encoding="utf-8")
+        links = Links()
+        links.feed(dom)
+        for page in ("glossary", "sources"):
+            if f"../docs/{page}.md" not in source:
+                continue
+            targets = [urlsplit(url) for url in links.urls if urlsplit(url).path.rstrip("/").endswith(f"../{page}")]
+            if not targets:
+                problems.append(f"{notebook.stem}: links {page}.md in the notebook, but not on its page")
+            for url in targets:
+                target = site / posixpath.normpath(posixpath.join(path, url.path)) / "index.html"
+                if not target.is_file() or (url.fragment and url.fragment not in parse(target).ids):
+                    problems.append(f"{notebook.stem}: a link to {page}/#{url.fragment} leads nowhere")
+    for page, heading in (("glossary", "Glossary"), ("sources", "Sources")):
+        if heading not in rendered(browser, f"{server}/{page}/", tmp_path / "profile"):
+            problems.append(f"the {page} page does not render")
+    assert not problems, "\n".join(problems)
+
+
 def test_a_notebook_page_renders_in_a_headless_browser(server, tmp_path):
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.skip("chromium is not installed")
+    browser = chromium()
     screenshot = tmp_path / "page.png"
     command = [
-        chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
+        browser, *BROWSER_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
         f"--screenshot={screenshot}", "--window-size=1200,900", f"{server}/notebooks/01_fixed_size/",
     ]  # fmt: skip
     subprocess.run(command, capture_output=True, timeout=60)

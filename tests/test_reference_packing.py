@@ -158,7 +158,7 @@ def test_the_contract_holds_with_token_overlap(text, size, data):
 
 @given(text=TEXTS, size=st.integers(1, 30), fraction=st.sampled_from([0.0, 0.25, 0.5, 0.9]))
 def test_the_contract_holds_for_any_sliding_fraction(text, size, fraction):
-    assert_contract(text, sliding.chunk(text, size, chunk_overlap=fraction), size, count_tokens, True)
+    assert_contract(text, sliding.chunk(text, size, overlap_fraction=fraction), size, count_tokens, True)
 
 
 @given(text=TEXTS)
@@ -367,20 +367,20 @@ def test_paragraph_with_its_own_splitter_is_the_engines_packing_with_its_own_sen
 
 def test_sliding_windows_advance_by_the_non_overlapping_share():
     text = "One. Two. Three. Four."
-    assert sliding.chunk(text, 4, chunk_overlap=0.5) == [(0, 9), (5, 16), (10, 22)]
-    assert sliding.chunk(text, 6, chunk_overlap=0.25) == [(0, 16), (10, 22)]
+    assert sliding.chunk(text, 4, overlap_fraction=0.5) == [(0, 9), (5, 16), (10, 22)]
+    assert sliding.chunk(text, 6, overlap_fraction=0.25) == [(0, 16), (10, 22)]
 
 
 def test_an_integer_division_fraction_as_in_the_csharp_article_never_overlaps():
     text = "One. Two. Three. Four."
     overlap, size = 2, 4
-    assert sliding.chunk(text, size, chunk_overlap=overlap / size) == [(0, 9), (5, 16), (10, 22)]
-    assert sliding.chunk(text, size, chunk_overlap=float(overlap // size)) == [(0, 9), (10, 22)]
+    assert sliding.chunk(text, size, overlap_fraction=overlap / size) == [(0, 9), (5, 16), (10, 22)]
+    assert sliding.chunk(text, size, overlap_fraction=float(overlap // size)) == [(0, 9), (10, 22)]
 
 
 def test_a_sentence_longer_than_the_window_is_cut_at_words_first():
     text = "Short. A considerably longer sentence follows here."
-    assert sliding.chunk(text, 5, chunk_overlap=0.5) == [(0, 6), (7, 45), (46, 51)]
+    assert sliding.chunk(text, 5, overlap_fraction=0.5) == [(0, 6), (7, 45), (46, 51)]
 
 
 def test_a_window_that_would_end_before_the_previous_one_is_skipped():
@@ -388,21 +388,21 @@ def test_a_window_that_would_end_before_the_previous_one_is_skipped():
     # the window after ", Coastal Observation" (3 tokens) would be "Coastal" alone ("Coastal Observation" is 4)
     assert count_tokens(", Coastal Observation") == 3 < count_tokens("Coastal Observation")
     spans = [(0, 3), (4, 9), (10, 16), (16, 37), (38, 49), (50, 60), (61, 64)]
-    assert sliding.chunk(text, 3, chunk_overlap=0.75) == spans
+    assert sliding.chunk(text, 3, overlap_fraction=0.75) == spans
 
 
 def test_sliding_needs_a_fraction():
-    with pytest.raises(TypeError, match="chunk_overlap must be a float fraction of the window, got 2"):
-        sliding.chunk("One. Two.", 10, chunk_overlap=2)
-    with pytest.raises(ValueError, match=r"chunk_overlap must be in \[0, 1\), got 1.0"):
-        sliding.chunk("One. Two.", 10, chunk_overlap=1.0)
+    with pytest.raises(TypeError, match="overlap_fraction must be a float fraction of the window, got 2"):
+        sliding.chunk("One. Two.", 10, overlap_fraction=2)
+    with pytest.raises(ValueError, match=r"overlap_fraction must be in \[0, 1\), got 1.0"):
+        sliding.chunk("One. Two.", 10, overlap_fraction=1.0)
 
 
 @pytest.mark.parametrize("name", DOCS)
 def test_sliding_with_the_engines_splitter_gives_the_engines_spans(name):
     text = CORPUS[name]
     engine = chunking.chunk(text, "sliding", chunk_size=200, overlap_fraction=0.25)
-    assert sliding.chunk(text, 200, chunk_overlap=0.25, split=engine_sentences) == spans_of(engine)
+    assert sliding.chunk(text, 200, overlap_fraction=0.25, split=engine_sentences) == spans_of(engine)
 
 
 @pytest.mark.parametrize("split", [sliding.split_sentences, engine_sentences], ids=["own-splitter", "engine-splitter"])
@@ -413,13 +413,13 @@ def test_sliding_is_the_engines_slide_over_sentences_judged_by_their_own_count(n
     # one step done exactly, its windows are these, whichever sentence splitter
     text = CORPUS[name]
     expected = engine_slide_on_exact_pieces(text, size, fraction, split)
-    assert sliding.chunk(text, size, chunk_overlap=fraction, split=split) == expected
+    assert sliding.chunk(text, size, overlap_fraction=fraction, split=split) == expected
 
 
 def test_documented_difference_the_engine_keeps_a_sentence_its_estimate_says_fits():
     text = "안녕하세요. 반갑습니다! 오늘은"
     assert count_tokens("반갑습니다!") > 5  # alone; its tokens in the whole text's encoding are 5
     engine = spans_of(chunking.chunk(text, "sliding", chunk_size=5, overlap_fraction=0.25))
-    ours = sliding.chunk(text, 5, chunk_overlap=0.25, split=engine_sentences)
+    ours = sliding.chunk(text, 5, overlap_fraction=0.25, split=engine_sentences)
     assert engine != ours
     assert ours == engine_slide_on_exact_pieces(text, 5, 0.25, engine_sentences)

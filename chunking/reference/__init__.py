@@ -22,3 +22,10 @@ means some repeat a few helpers (a sentence splitter, token windows) on purpose.
 | `contextual.py` | spans with a heading context |
 | `late.py` | one vector per span, pooled from token vectors and their offsets |
 """
+
+# Each file calls `tiktoken.get_encoding("cl100k_base")`, which in a project of your own reads (and
+# the first time downloads) tiktoken's BPE file. Inside this package, build it offline first, so the
+# files work here with no network and in any order of imports.
+from chunking.tokens import get_encoding as _offline_cl100k
+
+_offline_cl100k()

@@ -6,7 +6,7 @@
 2. A window takes consecutive pieces while its text `text[first_start:last_end]`, encoded alone
    (cl100k_base), has at most `chunk_size` tokens.
 3. The next window starts `max(1, round(n * (1 - f)))` pieces later, where `n` is the number of
-   pieces in the window and `f` the fraction `chunk_overlap`. The article "Text Chunking Strategies
+   pieces in the window and `f` the fraction `overlap_fraction`. The article "Text Chunking Strategies
    for RAG" (C#) computed `f = overlap / size` in integer arithmetic, which is 0 for any overlap
    smaller than the size: its windows never overlapped.
 4. A window that would end before the previous one did is skipped (token counts are not monotone).
@@ -48,14 +48,14 @@ def split_sentences(text: str) -> list[Span]:
 
 
 def chunk(
-    text: str, chunk_size: int, *, chunk_overlap: float = 0.25, split: Callable[[str], list[Span]] = split_sentences
+    text: str, chunk_size: int, *, overlap_fraction: float = 0.25, split: Callable[[str], list[Span]] = split_sentences
 ) -> list[Span]:
-    """Spans of windows of whole sentences, each sharing about `chunk_overlap` of its sentences with the next.
+    """Spans of windows of whole sentences, each sharing about `overlap_fraction` of its sentences with the next.
 
-    >>> chunk("One. Two. Three. Four.", 4, chunk_overlap=0.5)
+    >>> chunk("One. Two. Three. Four.", 4, overlap_fraction=0.5)
     [(0, 9), (5, 16), (10, 22)]
     """
-    _check(text, chunk_size, chunk_overlap)
+    _check(text, chunk_size, overlap_fraction)
     fits = _fits(text, chunk_size)
     pieces: list[Span] = []
     for start, end in split(text):
@@ -71,7 +71,7 @@ def chunk(
         spans.append((pieces[first][0], pieces[last][1]))
         if last == len(pieces) - 1:
             break
-        previous, first = last, first + max(1, round((last - first + 1) * (1 - chunk_overlap)))
+        previous, first = last, first + max(1, round((last - first + 1) * (1 - overlap_fraction)))
     return spans
 
 
@@ -143,14 +143,14 @@ def _code_point_windows(start: int, end: int, fits: Callable[[int, int], bool]) 
     return spans
 
 
-def _check(text: object, chunk_size: object, chunk_overlap: object) -> None:
+def _check(text: object, chunk_size: object, overlap_fraction: object) -> None:
     if not isinstance(text, str):
         raise TypeError(f"text must be str, got {type(text).__name__}: {text!r:.60}")
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int):
         raise TypeError(f"chunk_size must be an int, got {chunk_size!r}")
     if chunk_size <= 0:
         raise ValueError(f"chunk_size must be > 0, got {chunk_size!r}")
-    if not isinstance(chunk_overlap, float):
-        raise TypeError(f"chunk_overlap must be a float fraction of the window, got {chunk_overlap!r}")
-    if not 0.0 <= chunk_overlap < 1.0:
-        raise ValueError(f"chunk_overlap must be in [0, 1), got {chunk_overlap!r}")
+    if not isinstance(overlap_fraction, float):
+        raise TypeError(f"overlap_fraction must be a float fraction of the window, got {overlap_fraction!r}")
+    if not 0.0 <= overlap_fraction < 1.0:
+        raise ValueError(f"overlap_fraction must be in [0, 1), got {overlap_fraction!r}")

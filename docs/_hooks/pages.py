@@ -6,8 +6,8 @@
 2. `on_page_markdown` fills the generated parts of hand-written pages: the home page's map
    (notebook → module → idea) is built from the table in `notebooks/README.md`, the results page's
    table from `docs/results/results.csv`; in `notebooks/README.md` the notebook names become links.
-3. `on_page_content` points a rendered notebook's links (`01_fixed_size.ipynb`, `README.md`) at their
-   pages. MkDocs validates links in Markdown only, so a notebook link to nowhere is reported here,
+3. `on_page_content` points a rendered notebook's links (`01_fixed_size.ipynb`, `README.md`,
+   `../docs/glossary.md#token`) at their pages. MkDocs validates links in Markdown only, so a notebook link to nowhere is reported here,
    as a warning that fails `mkdocs build --strict`. It also rebuilds the notebook's table of contents
    from the headings as rendered: mkdocs-jupyter's drops inline code from a heading, so the entry for
    "The knobs: `chunk_size` and `chunk_overlap`" pointed at an anchor that does not exist.
@@ -106,7 +106,11 @@ def on_page_content(html, page, config, files):
         if not url or re.match(r"^([a-z][a-z0-9+.-]*:|#|/)", url):
             return match.group(0)
         path, hash_, fragment = url.partition("#")
-        target = files.get_file_from_path(posixpath.normpath(posixpath.join(here, path)))
+        path = posixpath.normpath(posixpath.join(here, path))
+        # A notebook links the docs as the repository lays them out (`../docs/glossary.md`), so the
+        # link also works in JupyterLab and on GitHub; on the site those pages sit at the root.
+        docs = posixpath.relpath(config.docs_dir, ROOT.as_posix()) + "/"
+        target = files.get_file_from_path(path) or files.get_file_from_path(path.removeprefix(docs))
         if target is None:
             log.warning(f"Doc file '{page.file.src_uri}' contains a link '{url}', but the target is not found")
             return match.group(0)
