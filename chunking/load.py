@@ -295,7 +295,7 @@ def _docx_block(item) -> tuple[str, str]:
             for cell in row.cells:
                 if id(cell._tc) not in seen:
                     seen.add(id(cell._tc))
-                    cells.append(" ".join(cell.text.split()))
+                    cells.append(_cell_text(cell._tc))
             rows.append(CELL_SEPARATOR.join(cells).strip())
         return "block", "\n".join(r for r in rows if r)
     text = item.text.strip()
@@ -312,6 +312,16 @@ def _docx_block(item) -> tuple[str, str]:
             depth = int(m.group(1)) - 1 if (m := re.search(r" ([0-9]{1,3})$", style)) else 0
         return "item", f"{'  ' * min(max(depth, 0), MAX_LIST_INDENT)}- {text}"
     return "block", text
+
+
+def _cell_text(cell) -> str:
+    """All the text of a table cell on one line, a table nested in it included (python-docx's
+    `cell.text` leaves nested tables out): one pass over its text, tab and break elements."""
+    from docx.oxml.ns import qn
+
+    text, tab, breaks = qn("w:t"), qn("w:tab"), (qn("w:br"), qn("w:cr"), qn("w:p"))
+    parts = [e.text or "" if e.tag == text else " " for e in cell.iter(text, tab, *breaks)]
+    return " ".join("".join(parts).split())
 
 
 def _heading_level(style: str) -> int:

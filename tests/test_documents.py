@@ -64,6 +64,20 @@ def test_a_word_file_reads_as_markdown_like_text(tmp_path):
     assert docx_to_text(tmp_path / "manual.docx") == document.text
 
 
+def test_a_table_nested_in_a_cell_is_not_lost(tmp_path):
+    d = docx.Document()
+    table = d.add_table(rows=1, cols=2)
+    table.cell(0, 0).text = "outer"
+    inner = table.cell(0, 1).add_table(rows=2, cols=2)
+    inner.cell(0, 0).text, inner.cell(1, 1).text = "in a", "in d"
+    run_ = table.cell(0, 1).paragraphs[0]
+    run_.add_run("lead")
+    run_.add_run().add_tab()
+    run_.add_run("after tab")
+    d.save(tmp_path / "nested.docx")
+    assert load_document(tmp_path / "nested.docx").text == "outer | lead after tab in a in d"
+
+
 def test_a_word_file_without_a_title_property_takes_its_first_heading(tmp_path):
     assert load_document(word_file(tmp_path / "m.docx", title=None)).title == "Ops manual"
 
