@@ -9,18 +9,21 @@ Every chunk is a span of its source: `source[c.start:c.end] == c.text`, for ever
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import gc
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 from chunking import contextual, fixed, markdown, paragraph, parent_child, recursive, semantic, sentence, sliding
 from chunking.checks import check_chunks
+from chunking.load import Document, load_corpus, load_document
 from chunking.tokens import count_tokens, get_encoding
 from chunking.types import Chunk
 
-__all__ = ["STRATEGIES", "Chunk", "check_chunks", "chunk", "count_tokens", "get_encoding", "takes"]
+__all__ = ["STRATEGIES", "Chunk", "Document", "check_chunks", "chunk", "chunk_document", "chunk_documents",
+           "count_tokens", "get_encoding", "load_corpus", "load_document", "takes"]
 __version__ = "0.1.0"
 
 STRATEGIES: dict[str, Callable[..., list[Chunk]]] = {
@@ -52,6 +55,36 @@ def chunk(text: str, strategy: str = "recursive", **options) -> list[Chunk]:
         raise TypeError(f"{strategy!r} got unknown option(s) {unknown}; its options are {list(accepted)}")
     with collector_paused():
         return function(text, **options)
+
+
+def chunk_document(document: Document, strategy: str = "recursive", **options) -> list[Chunk]:
+    """Chunk a loaded document: its id on every chunk, and its metadata in every chunk's metadata.
+
+    Each chunk's metadata is the strategy's own (a heading path, say), then the document's title,
+    source path, kind and — for a PDF — `page_start` and `page_end` (1-based) of the span, then
+    the document's own metadata; `chunking.store` keeps all of it in the payload's `metadata`.
+
+    >>> doc = Document(doc_id="a.md", text="# A\\n\\nOne.", title="A", kind="markdown", metadata={"team": "ops"})
+    >>> [(c.doc_id, dict(c.metadata)) for c in chunk_document(doc, "paragraph")]
+    [('a.md', {'title': 'A', 'kind': 'markdown', 'team': 'ops'})]
+    """
+    if not isinstance(document, Document):
+        raise TypeError(f"document must be a chunking.Document (see load_document), got {type(document).__name__}")
+    if "doc_id" in options:
+        raise TypeError(f"doc_id comes from the document ({document.doc_id!r}); set it in load_document")
+    chunks = chunk(document.text, strategy, doc_id=document.doc_id, **options)
+    for c in chunks:
+        if clash := sorted(c.metadata.keys() & document.metadata.keys()):
+            raise ValueError(f"metadata key(s) {clash} of document {document.doc_id!r} are also set by the "
+                             f"{strategy!r} strategy; rename them")
+    return [dataclasses.replace(c, metadata={**c.metadata, **document.chunk_metadata(c.start, c.end)}) for c in chunks]
+
+
+def chunk_documents(documents: Iterable[Document], strategy: str = "recursive", **options) -> Iterator[Chunk]:
+    """Chunk many documents with one strategy, yielding each one's chunks as they are made (see
+    `chunk_document`). One document at a time: this is where work spread over cores will plug in."""
+    for document in documents:
+        yield from chunk_document(document, strategy, **options)
 
 
 def takes(strategy: str, option: str) -> bool:

@@ -30,7 +30,7 @@ import unicodedata
 import warnings
 from pathlib import Path
 
-from chunking import STRATEGIES, chunk, takes
+from chunking import STRATEGIES, chunk_document, chunk_documents, takes
 from chunking.options import one_line, resolve_sizes
 from chunking.sizers import UNITS
 
@@ -124,8 +124,8 @@ def main(argv: list[str] | None = None) -> int:
 def run_chunk(args: argparse.Namespace) -> int:
     """Print every chunk of every document, as JSON lines or a table."""
     options = _options(args, args.strategy)
-    for document in _documents(args.paths):
-        for c in chunk(document.text, args.strategy, doc_id=document.doc_id, **options):
+    for document in _documents(args.paths, args.recursive, args.metadata):
+        for c in chunk_document(document, args.strategy, **options):
             if args.format == "jsonl":
                 print(json.dumps(_row(c), ensure_ascii=False))
             else:
@@ -137,14 +137,14 @@ def run_index(args: argparse.Namespace) -> int:
     """Chunk, embed and upsert the documents; write only what changed, remove their stale chunks."""
     from chunking import store
 
-    documents = _documents(args.paths)
+    documents = _documents(args.paths, args.recursive, args.metadata)
     client, where = _connect(args.url, args.path, DEFAULT_STORE, timeout=args.timeout)
     try:
         embedder = _embedder()
         options = _options(args, args.strategy)
         if takes(args.strategy, "embedder"):
             options["embedder"] = embedder  # model-based strategies share the index's embedder
-        chunks = [c for d in documents for c in chunk(d.text, args.strategy, doc_id=d.doc_id, **options)]
+        chunks = list(chunk_documents(documents, args.strategy, **options))
         vectors = _embed(embedder, chunks)
         try:
             store.ensure_collection(client, args.collection, vectors.shape[1], recreate=args.recreate)
@@ -238,19 +238,23 @@ def run_demo(args: argparse.Namespace) -> int:
     return run_evaluate(args)
 
 
-def _documents(paths: list[Path]) -> list:
-    """Each file, and each supported file directly in each folder; one file name, one document."""
+def _documents(paths: list[Path], recursive: bool = False, metadata: dict | None = None) -> list:
+    """Each file, and each supported file in each folder (and its subfolders, with `recursive`); a
+    document's id is its path below the folder given, or a file's name; one id, one document."""
     from chunking.load import load_corpus, load_document
 
     documents: dict = {}
     for path in paths:
         if not path.exists():
             raise Failure(f"{str(path)!r} does not exist")
-        for document in load_corpus(path) if path.is_dir() else [load_document(path)]:
+        found = load_corpus(path, recursive=recursive, metadata=metadata) if path.is_dir() else [
+            load_document(path, metadata=metadata)]
+        for document in found:
             known = documents.setdefault(document.doc_id, document)
             if known.path.resolve() != document.path.resolve():
-                raise Failure(f"two documents are named {document.doc_id!r} ({str(known.path)!r} and "
-                              f"{str(document.path)!r}); document ids are file names, so rename one")
+                raise Failure(f"two documents have the id {document.doc_id!r} ({str(known.path)!r} and "
+                              f"{str(document.path)!r}): ids are file names (paths below a folder given), "
+                              "so rename one or give their folders instead")
     return list(documents.values())
 
 
@@ -326,11 +330,12 @@ def _steps(bar):
 
 
 def _row(c) -> dict:
-    """A chunk as one JSON object: document, offsets, text, context, metadata."""
+    """A chunk as one JSON object: document, offsets, text, context, and its metadata under `metadata`
+    (the strategy's, the document's title, source, kind and pages, and `--metadata`), as in the payload."""
     row = {"doc": c.doc_id, "index": c.index, "start": c.start, "end": c.end, "text": c.text}
     if c.context:
         row["context"] = c.context
-    row.update({k: list(v) if isinstance(v, tuple) else v for k, v in c.metadata.items()})
+    row["metadata"] = {k: list(v) if isinstance(v, tuple) else v for k, v in c.metadata.items()}
     return row
 
 
@@ -456,7 +461,28 @@ def _options(args: argparse.Namespace, strategy: str) -> dict:
         options = {"chunk_size": args.chunk_size, "chunk_overlap": overlap}
     if getattr(args, "unit", "tokens") != "tokens":  # evaluate's collection names hash these options
         options["unit"] = args.unit
+    if getattr(args, "min_chunk_size", None) is not None:
+        if not takes(strategy, "min_chunk_size"):
+            which = sorted(s for s in STRATEGIES if takes(s, "min_chunk_size"))
+            raise Failure(f"--min-chunk-size is an option of {', '.join(which)}, not of {strategy}")
+        options["min_chunk_size"] = args.min_chunk_size
     return options
+
+
+def _metadata(value: str) -> dict:
+    """--metadata: a JSON object of your own keys (checked like `load_document`'s `metadata`)."""
+    from chunking.load import check_metadata
+
+    try:
+        data = json.loads(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"not JSON: {error} in {value[:80]!r}") from None
+    if not isinstance(data, dict):
+        raise argparse.ArgumentTypeError(f"must be a JSON object like '{{\"team\": \"ops\"}}', got {value[:80]!r}")
+    try:
+        return check_metadata(data, "--metadata")
+    except (TypeError, ValueError) as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _positive_int(value: str) -> int:
@@ -525,10 +551,15 @@ def _parser() -> argparse.ArgumentParser:
 
     def inputs(p: argparse.ArgumentParser) -> None:
         p.add_argument("paths", nargs="+", type=Path, metavar="FILE_OR_DIR",
-                       help=".txt .md .html .pdf files, or folders of them (not their subfolders)")
+                       help=".txt .md .html .pdf .docx files, or folders of them")
+        p.add_argument("--recursive", action="store_true", help="read folders' subfolders too")
+        p.add_argument("--metadata", type=_metadata, metavar="JSON",
+                       help='a JSON object added to every chunk\'s metadata, e.g. \'{"team": "ops"}\'')
         p.add_argument("--strategy", choices=sorted(STRATEGIES), default="recursive",
                        help="chunking strategy (default recursive)")
         sizes(p, unit=True)
+        p.add_argument("--min-chunk-size", type=_positive_int, metavar="N",
+                       help="merge a chunk smaller than N (in the unit) into a neighbour it fits with")
 
     def location(p: argparse.ArgumentParser) -> None:
         p.add_argument("--collection", default=DEFAULT_COLLECTION,

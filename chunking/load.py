@@ -7,56 +7,127 @@
    head, template and noscript; turns block elements into line or blank-line breaks, table cells
    into `a | b | c` rows, list items into `- ` lines and headings into `# ` lines the markdown
    strategy can use; decodes entities; collapses spaces except inside `<pre>`.
-3. `pdf_to_text` takes pypdf's text extraction page by page, pages joined by a blank line.
-4. `load_document` picks the reader by suffix and returns a `Document` (id, text, title, kind);
-   `load_corpus` loads every supported, non-hidden file of one folder, sorted by name.
+3. `pdf_to_text` takes pypdf's text extraction page by page, pages joined by a blank line;
+   `Document.pages` keeps where each page starts, so a chunk knows its pages.
+4. `docx_to_text` reads a Word file (python-docx) by the rules of the HTML reader: headings
+   become `# ` lines, list paragraphs `- ` lines, table rows `a | b | c`, paragraphs blank-line
+   separated.
+5. `load_document` picks the reader by suffix and returns a `Document` (id, text, title, kind,
+   pages, and metadata of your own); `load_corpus` loads every supported, non-hidden file of a
+   folder (and its subfolders with `recursive`), sorted by path.
+6. `Document.chunk_metadata(start, end)` is what reaches each chunk and its Qdrant payload: title,
+   source path, kind, the pages a span lies on (PDF), then your own keys.
 
-For .html and .pdf the offsets refer to the extracted text, so keep `Document.text` beside the
-chunks, not the file. It does not guess encodings, run OCR, apply CSS (text hidden with
-`display: none` stays), follow links or look into subfolders. Used from notebook 00 on.
+For .html, .docx and .pdf the offsets refer to the extracted text, so keep `Document.text` beside
+the chunks, not the file. It does not guess encodings, run OCR, apply CSS (text hidden with
+`display: none` stays), read Word's headers, footers, comments or text boxes, or follow links.
+Used from notebook 00 on; your own documents in notebook 12.
 """
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import io
+import json
 import logging
 import os
+import re
 import warnings
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
+from typing import Any
 
-from chunking.html_text import html_to_text
+from chunking.html_text import CELL_SEPARATOR, html_to_text
+from chunking.options import check_flag, one_line
 
-SUPPORTED = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf")
+SUPPORTED = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx")
 KINDS = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
-         ".pdf": "pdf"}
+         ".pdf": "pdf", ".docx": "docx"}
+PAGE_SEPARATOR = "\n\n"  # between the pages of a PDF
+MAX_LIST_INDENT = 8  # as the HTML reader: deeper list levels are indented no further
 TITLE_CHARS = 100  # a first line used as a title is cut here (an essay's first line is a paragraph)
 PREVIEW_CHARS = 40
 
 
+# What `Document.chunk_metadata` sets itself; your own metadata uses other keys.
+DOCUMENT_KEYS = ("title", "source", "kind", "page_start", "page_end")
+
+
 @dataclass(frozen=True)
 class Document:
-    """One loaded document: chunk offsets are offsets into `text`."""
+    """One loaded document: chunk offsets are offsets into `text`.
+
+    `pages` holds where each page starts in `text` (PDF; empty otherwise); `metadata` is your own,
+    JSON-ready, and reaches every chunk made by `chunking.chunk_document` and its Qdrant payload.
+    """
 
     doc_id: str
     text: str
     title: str
     path: Path | None = None
-    kind: str = "text"  # text | markdown | html | pdf
+    kind: str = "text"  # text | markdown | html | pdf | docx
+    pages: tuple[int, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "metadata", MappingProxyType(check_metadata(self.metadata)))
+        object.__setattr__(self, "pages", tuple(self.pages))
+
+    def page_range(self, start: int, end: int) -> tuple[int, int] | None:
+        """The first and last page (1-based) that `text[start:end]` lies on; None without pages."""
+        if not self.pages:
+            return None
+        first = bisect.bisect_right(self.pages, start)
+        return first, max(first, bisect.bisect_right(self.pages, max(start, end - 1)))
+
+    def chunk_metadata(self, start: int, end: int) -> dict[str, Any]:
+        """What a chunk of `text[start:end]` carries of its document: title, source path, kind, its
+        pages (PDF), then the document's own metadata."""
+        meta: dict[str, Any] = {"title": self.title, "kind": self.kind}
+        if self.path is not None:
+            meta["source"] = readable_name(self.path, self.path.as_posix())
+        if pages := self.page_range(start, end):
+            meta["page_start"], meta["page_end"] = pages
+        return {**meta, **self.metadata}
 
     def __repr__(self) -> str:
         title = self.title if len(self.title) <= PREVIEW_CHARS else self.title[: PREVIEW_CHARS - 1] + "…"
         chars = len(self.text)
-        return f"Document(doc_id={self.doc_id!r}, kind={self.kind!r}, title={title!r}, chars={chars})"
+        pages = f", pages={len(self.pages)}" if self.pages else ""
+        meta = f", metadata={dict(self.metadata)!r}" if self.metadata else ""
+        return f"Document(doc_id={self.doc_id!r}, kind={self.kind!r}, title={title!r}, chars={chars}{pages}{meta})"
 
 
-def load_document(path: str | os.PathLike, *, doc_id: str | None = None) -> Document:
-    """Load a .txt, .md, .html or .pdf file; `doc_id` defaults to the file name.
+def check_metadata(metadata: object, name: str = "metadata") -> dict[str, Any]:
+    """Your metadata as a plain dict: str keys other than `DOCUMENT_KEYS`, JSON values (it goes into
+    JSON lines and Qdrant payloads), so it can never overwrite what the package sets."""
+    if not isinstance(metadata, Mapping):
+        raise TypeError(f"{name} must be a mapping of str keys to JSON values, got {type(metadata).__name__}")
+    for key, value in metadata.items():
+        if not isinstance(key, str) or not key:
+            raise ValueError(f"{name} keys must be non-empty str, got {key!r}")
+        if key in DOCUMENT_KEYS:
+            raise ValueError(f"{name} key {key!r} is set from the document itself (one of {DOCUMENT_KEYS}); "
+                             "use another name")
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{name}[{key!r}] must be a JSON value (str, number, bool, None, list, dict), "
+                             f"got {one_line(error)}") from None
+    return dict(metadata)
 
-    The title is the first markdown heading (.md), the `<title>` (.html) or the PDF's metadata
-    title, falling back to the first heading, then the first non-empty line, then the doc_id.
+
+def load_document(
+    path: str | os.PathLike, *, doc_id: str | None = None, metadata: Mapping[str, Any] | None = None
+) -> Document:
+    """Load a .txt, .md, .html, .pdf or .docx file; `doc_id` defaults to the file name.
+
+    The title is the first markdown heading (.md), the `<title>` (.html), the PDF's or Word file's
+    metadata title, falling back to the first heading, then the first non-empty line, then the
+    doc_id. `metadata` (your own keys, JSON values) travels with every chunk of the document.
     """
     path = Path(path)
     kind = KINDS.get(path.suffix.lower())
@@ -66,43 +137,74 @@ def load_document(path: str | os.PathLike, *, doc_id: str | None = None) -> Docu
         raise TypeError(f"doc_id must be a str or None, got {type(doc_id).__name__}")
     if doc_id == "":
         raise ValueError("doc_id must not be empty; leave it out to use the file name")
+    metadata = check_metadata({} if metadata is None else metadata)
     doc_id = doc_id or readable_name(path)
-    title = ""
+    title, pages = "", ()
     if kind == "html":
         text, title = html_to_text(read_text(path).removeprefix("\ufeff"))  # offsets are into the extraction
     elif kind == "pdf":
-        text, title = _read_pdf(path)
+        text, title, pages = _read_pdf(path)
+    elif kind == "docx":
+        text, title = _read_docx(path)
     else:
         text = read_text(path)
     if kind != "text":
         title = title or document_title(text)
     title = title or _first_line(text) or doc_id
-    return Document(doc_id=doc_id, text=text, title=title, path=path, kind=kind)
+    return Document(doc_id=doc_id, text=text, title=title, path=path, kind=kind, pages=pages, metadata=metadata)
 
 
-def load_corpus(folder: str | os.PathLike, *, suffixes: tuple[str, ...] = SUPPORTED) -> list[Document]:
-    """Every supported file directly in `folder` (hidden files skipped), sorted by file name."""
+def load_corpus(
+    folder: str | os.PathLike,
+    *,
+    suffixes: tuple[str, ...] = SUPPORTED,
+    recursive: bool = False,
+    metadata: Mapping[str, Any] | Callable[[Path], Mapping[str, Any]] | None = None,
+) -> list[Document]:
+    """Every supported file in `folder` (and its subfolders, with `recursive`), sorted by path.
+
+    Hidden files and folders are skipped, and symbolic links to folders are not followed. A
+    document's id is its path below `folder` ("guide.md", "ops/runbook.md"), so two files of the
+    same name in different folders stay apart. `metadata` is added to every document: a mapping,
+    or a function of the file's path that returns one.
+    """
     folder = Path(folder)
     if isinstance(suffixes, str):
         raise TypeError(f"suffixes must be a tuple of suffixes such as ('.md',), got the str {suffixes!r}")
     suffixes = tuple(s.lower() for s in suffixes)
     if unknown := [s for s in suffixes if s not in SUPPORTED]:
         raise ValueError(f"suffixes {unknown} are not supported; supported suffixes are {SUPPORTED}")
+    check_flag("recursive", recursive)
+    if not (metadata is None or isinstance(metadata, Mapping) or callable(metadata)):
+        raise TypeError(f"metadata must be a mapping, a function of the path, or None, got {type(metadata).__name__}")
     if not folder.is_dir():
         raise ValueError(f"folder {str(folder)!r} is not a directory")
-    paths = sorted(
-        (p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in suffixes and p.name[0] != "."),
-        key=lambda p: p.name,
-    )
+    paths = sorted((p for p in _files(folder, recursive) if p.suffix.lower() in suffixes),
+                   key=lambda p: p.relative_to(folder).parts)
     if not paths:
-        raise ValueError(f"folder {str(folder)!r} has no file with a suffix in {suffixes}")
-    return [load_document(p) for p in paths]
+        where = "or its subfolders " if recursive else ""
+        raise ValueError(f"folder {str(folder)!r} {where}has no file with a suffix in {suffixes}")
+    documents = []
+    for path in paths:
+        extra = metadata(path) if callable(metadata) else metadata
+        doc_id = readable_name(path, path.relative_to(folder).as_posix())
+        documents.append(load_document(path, doc_id=doc_id, metadata=extra))
+    return documents
 
 
-def readable_name(path: Path) -> str:
-    """The file name as valid text: bytes that are not UTF-8 (kept by the OS as lone surrogates)
-    become U+FFFD, so the name can go into a chunk id, JSON and a vector store."""
-    return path.name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+def _files(folder: Path, recursive: bool) -> Iterator[Path]:
+    """The non-hidden files of `folder`, and with `recursive` of its non-hidden subfolders."""
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if recursive else []
+        for name in files:
+            if not name.startswith(".") and (path := Path(root, name)).is_file():
+                yield path
+
+
+def readable_name(path: Path, name: str | None = None) -> str:
+    """A file's name (or `name`, a path made from it) as valid text: bytes that are not UTF-8 (kept by
+    the OS as lone surrogates) become U+FFFD, so it can go into a chunk id, JSON and a vector store."""
+    return (path.name if name is None else name).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def read_text(path: str | os.PathLike) -> str:
@@ -130,8 +232,9 @@ def pdf_to_text(path: str | os.PathLike) -> str:
     return _read_pdf(Path(path))[0]
 
 
-def _read_pdf(path: Path) -> tuple[str, str]:
-    """(text, metadata title) of a PDF; a file pypdf cannot read is a ValueError naming it.
+def _read_pdf(path: Path) -> tuple[str, str, tuple[int, ...]]:
+    """(text, metadata title, where each page starts) of a PDF; a file pypdf cannot read is a
+    ValueError naming it.
 
     pypdf raises its own errors on damaged files (and KeyError, zlib.error, RecursionError… on
     mutated ones): every one becomes that one-line ValueError. Its recovery warnings are silenced:
@@ -153,7 +256,90 @@ def _read_pdf(path: Path) -> tuple[str, str]:
         raise ValueError(f"file {str(path)!r} is not a readable PDF ({type(error).__name__}: {detail})") from None
     if locked:
         raise ValueError(f"file {str(path)!r} is an encrypted PDF that needs a password")
-    return "\n\n".join(pages), str(title).strip()
+    starts = [0]
+    for page in pages[:-1]:
+        starts.append(starts[-1] + len(page) + len(PAGE_SEPARATOR))
+    return PAGE_SEPARATOR.join(pages), str(title).strip(), tuple(starts) if pages else ()
+
+
+def docx_to_text(path: str | os.PathLike) -> str:
+    """The text of a Word file: `# ` headings, `- ` list items, `a | b` table rows, blank-line paragraphs."""
+    return _read_docx(Path(path))[0]
+
+
+def _read_docx(path: Path) -> tuple[str, str]:
+    """(text, core-properties title) of a .docx file; one that python-docx cannot read is a ValueError
+    naming it. Body paragraphs and tables in document order (tables nested in cells flattened into
+    their cell's text); what Word keeps outside the body (headers, footers, comments) is left out."""
+    import docx
+
+    data = read_bytes(path)
+    try:
+        with _quiet("docx"):
+            document = docx.Document(io.BytesIO(data))
+            blocks = [_docx_block(item) for item in document.iter_inner_content()]
+            title = document.core_properties.title or ""
+    except Exception as error:  # a zip that is not a Word file, broken XML, missing parts…
+        detail = " ".join(str(error).split())[:200] or "no detail"
+        kind = type(error).__name__
+        raise ValueError(f"file {str(path)!r} is not a readable .docx file ({kind}: {detail})") from None
+    return _join_docx_blocks([b for b in blocks if b[1].strip()]), title.strip()
+
+
+def _docx_block(item) -> tuple[str, str]:
+    """(kind, text) of one body item: "item" for a list paragraph, "block" for the rest."""
+    if hasattr(item, "rows"):  # a table: one line per row, merged cells once
+        rows = []
+        for row in item.rows:
+            cells, seen = [], set()
+            for cell in row.cells:
+                if id(cell._tc) not in seen:
+                    seen.add(id(cell._tc))
+                    cells.append(_cell_text(cell._tc))
+            rows.append(CELL_SEPARATOR.join(cells).strip())
+        return "block", "\n".join(r for r in rows if r)
+    text = item.text.strip()
+    style = (item.style.name if item.style is not None else "") or ""
+    level = _heading_level(style)
+    properties = item._p.pPr
+    numbering = properties.numPr if properties is not None else None
+    if level:
+        return "block", f"{'#' * level} {' '.join(text.split())}"
+    if numbering is not None or style.startswith("List"):
+        if numbering is not None and numbering.ilvl is not None:
+            depth = numbering.ilvl.val  # the paragraph's own list level
+        else:  # the style's: "List Bullet 2" is the second level
+            depth = int(m.group(1)) - 1 if (m := re.search(r" ([0-9]{1,3})$", style)) else 0
+        return "item", f"{'  ' * min(max(depth, 0), MAX_LIST_INDENT)}- {text}"
+    return "block", text
+
+
+def _cell_text(cell) -> str:
+    """All the text of a table cell on one line, a table nested in it included (python-docx's
+    `cell.text` leaves nested tables out): one pass over its text, tab and break elements."""
+    from docx.oxml.ns import qn
+
+    text, tab, breaks = qn("w:t"), qn("w:tab"), (qn("w:br"), qn("w:cr"), qn("w:p"))
+    parts = [e.text or "" if e.tag == text else " " for e in cell.iter(text, tab, *breaks)]
+    return " ".join("".join(parts).split())
+
+
+def _heading_level(style: str) -> int:
+    """1–6 for Word's "Title" and "Heading 1" … "Heading 9" styles (deeper ones are 6), else 0."""
+    if style == "Title":
+        return 1
+    name, _, number = style.partition(" ")
+    return min(int(number), 6) if name == "Heading" and number.isdigit() and int(number) > 0 else 0
+
+
+def _join_docx_blocks(blocks: list[tuple[str, str]]) -> str:
+    """Blocks separated by a blank line; consecutive list items by a line break, as one list."""
+    parts = []
+    for i, (kind, text) in enumerate(blocks):
+        if i:
+            parts.append("\n" if kind == "item" and blocks[i - 1][0] == "item" else "\n\n")
+        parts.append(text)
+    return "".join(parts)
 
 
 @contextlib.contextmanager

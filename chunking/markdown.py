@@ -11,11 +11,15 @@
    Other oversize blocks are cut at paragraphs, lines, sentences, then words.
 4. Every chunk carries `metadata["heading_path"]`; with `include_heading_path` (default)
    the path goes into `context`, so the embedder sees it while `text` and offsets stay exact.
+5. A table split across chunks keeps its header: each later piece gets the header and delimiter
+   rows in `metadata["table_header"]` and, with `include_table_header` (default), in `context`
+   after the heading path — so a row is never read without its column names.
 
 Without any heading the whole text is one section, still packed by blocks — never one giant
-chunk. `chunk_size` bounds `text`; the heading path in `context` comes on top (count both with
-`embed_text` against the embedder's window). It parses any text as CommonMark, so a plain-text
-line followed by `=====` becomes a setext heading; it does not parse HTML or reStructuredText.
+chunk. `chunk_size` bounds `text`; the heading path and a repeated table header in `context` come
+on top (count both with `embed_text` against the embedder's window). It parses any text as
+CommonMark, so a plain-text line followed by `=====` becomes a setext heading; it does not parse
+HTML or reStructuredText.
 Taught in notebook 04.
 """
 
@@ -26,8 +30,8 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from chunking.options import check_flag, check_text, resolve_sizes
-from chunking.packing import fallback, pack
+from chunking.options import check_flag, check_text, resolve_minimum, resolve_sizes
+from chunking.packing import fallback, merge_small, pack
 from chunking.segment import Span, trim
 from chunking.sizers import resolve_unit
 from chunking.types import Chunk, make_chunks
@@ -42,6 +46,7 @@ TITLE_CHARS = 200  # a heading in a heading path is cut here: the path is copied
 _HEADING_AFTER_BLANK = re.compile(r"(?:\r\n?|\n)[ \t]*(?:\r\n?|\n)(?=#{1,6}(?:[ \t\r\n]|$))")
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
 _RAW_HTML = re.compile(r"^ {0,3}<(?:script|pre|style|textarea|!--|\?|![A-Za-z]|!\[CDATA\[)", re.M | re.I)
+_LINE_END = re.compile(r"\r\n?|\n")
 _LONE_CR = re.compile(r"\r(?!\n)")  # `^` would miss lines after it
 
 
@@ -61,9 +66,14 @@ def chunk(
     chunk_overlap: int | float = 0,
     unit="tokens",
     include_heading_path: bool = True,
+    include_table_header: bool = True,
+    min_chunk_size: int | None = None,
     doc_id: str = "",
 ) -> list[Chunk]:
     """Heading-aware chunks of a markdown document, each with its heading path.
+
+    `min_chunk_size` (in the unit) merges a chunk measuring less into a neighbour of the same
+    section when the merged text still fits `chunk_size` (never across a heading).
 
     >>> doc = "# Guide\\n\\nIntro.\\n\\n## Install\\n\\nRun it.\\n"
     >>> [(c.text, c.metadata["heading_path"]) for c in chunk(doc)]
@@ -73,14 +83,20 @@ def chunk(
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
     bound = resolve_unit(unit).bind(text)
     check_flag("include_heading_path", include_heading_path)
-    spans, paths = [], []
+    check_flag("include_table_header", include_table_header)
+    minimum = resolve_minimum(min_chunk_size, size)
+    spans, paths, headers = [], [], []
     for section in sections(text):
         pieces = [span for span, _ in section.blocks]
         section_spans = pack(pieces, bound, size, overlap, _block_splitter(bound, section, size, overlap))
+        if minimum:
+            section_spans = merge_small(section_spans, bound, size, minimum)
         spans += section_spans
         paths += [section.path] * len(section_spans)
-    context = [PATH_SEPARATOR.join(p) if include_heading_path else "" for p in paths]
-    metadata = [{"heading_path": p} for p in paths]
+        headers += _table_headers(text, section, section_spans)
+    context = [_context(PATH_SEPARATOR.join(p) if include_heading_path else "", h if include_table_header else "")
+               for p, h in zip(paths, headers)]
+    metadata = [{"heading_path": p, **({"table_header": h} if h else {})} for p, h in zip(paths, headers)]
     return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id, metadata=metadata, context=context)
 
 
@@ -189,6 +205,36 @@ def _fenced_spans(text: str) -> list[Span] | None:
     if opened is not None:
         spans.append((opened[0], len(text)))
     return spans
+
+
+def _table_headers(text: str, section: Section, spans: list[Span]) -> list[str]:
+    """For each chunk of a section, the header and delimiter rows of the table it starts inside of
+    (a later piece of a split table), else "". Spans and tables are in order: one merge-like pass."""
+    tables = [span for span, kind in section.blocks if kind == "table_open"]
+    headers, t = [], 0
+    for start, _ in spans:
+        while t < len(tables) and tables[t][1] <= start:
+            t += 1
+        inside = t < len(tables) and tables[t][0] < start
+        headers.append(_header_rows(text, tables[t]) if inside else "")
+    return headers
+
+
+def _header_rows(text: str, table: Span) -> str:
+    """The first two lines of a table: its header row and the delimiter row under it (found by two
+    line-end searches, not by splitting the table: a later piece of a long table asks again)."""
+    start, end = table
+    lines = []
+    for _ in range(2):
+        found = _LINE_END.search(text, start, end)
+        stop = found.start() if found else end
+        lines.append(text[start:stop].rstrip())
+        start = found.end() if found else end
+    return "\n".join(line for line in lines if line)
+
+
+def _context(path: str, header: str) -> str:
+    return f"{path}\n\n{header}" if path and header else path or header
 
 
 def _block_splitter(bound, section: Section, size: int, overlap: int):

@@ -45,6 +45,13 @@ def check_int(name: str, value: object, low: int = 1, high: int | None = None) -
     return int(value)
 
 
+def resolve_minimum(min_chunk_size: object, size: int | None) -> int | None:
+    """`min_chunk_size`: None (no merging), or an int from 1 up to `size` (the chunk size, if any)."""
+    if min_chunk_size is None:
+        return None
+    return check_int("min_chunk_size" + (" (at most chunk_size)" if size else ""), min_chunk_size, 1, size)
+
+
 def check_number(name: str, value: object, low: float = -math.inf, high: float = math.inf) -> float:
     """`value` as a float if it is a finite real number (not a bool) in [low, high]."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \

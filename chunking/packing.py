@@ -13,6 +13,8 @@
    length totals at most `overlap`; every chunk still adds at least one new piece.
 `descend` is the fallback every strategy shares: cut a piece too long at the next level
 (paragraphs, lines, sentences, words…), pack its parts, and below the last level, windows.
+`merge_small` is the option `min_chunk_size` of the packing strategies: a chunk measuring less is
+merged into a neighbour when the merged text still fits.
 It does not look at the pieces' content; the sizer measures, the caller finds the pieces.
 """
 
@@ -54,6 +56,51 @@ def descend(bound: Bound, start: int, end: int, size: int, overlap: int, levels:
     if len(pieces) == 1:  # this level does not occur here: go one finer
         return descend(bound, start, end, size, overlap, levels[1:])
     return pack(pieces, bound, size, overlap, fallback(bound, size, overlap, levels[1:]))
+
+
+def merge_small(
+    spans: Sequence[Span], bound: Bound, size: int, minimum: int, gaps: Sequence[float | None] | None = None,
+    *, prefer_next: bool = False,
+) -> list[Span]:
+    """Merge each span measuring under `minimum` into a neighbour when the merged span fits `size`.
+
+    The neighbour tried first is the one across the closer boundary: `gaps[i]` is how far apart the
+    text is across the boundary after span `i` (semantic chunking passes embedding distances; None
+    means a cut inside a sentence, the closest of all); without `gaps`, the previous span first (the
+    next with `prefer_next`; so also on a tie). A
+    merged span still too small keeps merging. Linear: every merge removes a span, and each step
+    measures one merged span, which fits `size`.
+    """
+    gaps = list(gaps) if gaps is not None else [0.0] * len(spans)
+    merged: list[Span] = []
+    merged_gaps: list[float | None] = []  # the boundary after each merged span
+    i = 0
+    while i < len(spans):
+        current, gap = spans[i], gaps[i]
+        i += 1
+        while bound.count(*current) < minimum:
+            sides = [(_closeness(merged_gaps[-1]), prefer_next, 0)] if merged else []
+            sides += [(_closeness(gap), not prefer_next, 1)] if i < len(spans) else []
+            for *_, side in sorted(sides):
+                candidate = (merged[-1][0], current[1]) if side == 0 else (current[0], spans[i][1])
+                if bound.count(*candidate) <= size:
+                    if side == 0:
+                        merged.pop()
+                        merged_gaps.pop()
+                    else:
+                        gap = gaps[i]
+                        i += 1
+                    current = candidate
+                    break
+            else:
+                break  # fits with neither neighbour: stays small
+        merged.append(current)
+        merged_gaps.append(gap)
+    return merged
+
+
+def _closeness(gap: float | None) -> float:
+    return -1.0 if gap is None else gap
 
 
 def fallback(bound: Bound, size: int, overlap: int, levels: Sequence[str | Level]) -> Splitter:

@@ -16,8 +16,10 @@ Taught in notebook 03.
 
 from __future__ import annotations
 
-from chunking.options import check_text, resolve_sizes
-from chunking.packing import fallback, pack
+import sys
+
+from chunking.options import check_text, resolve_minimum, resolve_sizes
+from chunking.packing import fallback, merge_small, pack
 from chunking.segment import split_paragraphs
 from chunking.sizers import resolve_unit
 from chunking.types import Chunk, make_chunks
@@ -32,9 +34,14 @@ def chunk(
     chunk_size: int | None = 200,
     chunk_overlap: int | float = 0,
     unit="tokens",
+    min_chunk_size: int | None = None,
     doc_id: str = "",
 ) -> list[Chunk]:
     """Chunks of whole paragraphs; `chunk_size=None` gives one uncapped chunk per paragraph.
+
+    `min_chunk_size` (in the unit) merges a chunk measuring less into a neighbour when the merged
+    text still fits `chunk_size`. Uncapped, a short paragraph (a heading line, say) joins the one
+    after it (or, at the end, the one before).
 
     >>> [c.text for c in chunk("One.\\n\\nTwo.\\n \\nThree.", chunk_size=None)]
     ['One.', 'Two.', 'Three.']
@@ -44,8 +51,15 @@ def chunk(
     if chunk_size is None:
         if chunk_overlap:
             raise ValueError(f"chunk_overlap must be 0 when chunk_size is None, got {chunk_overlap!r}")
+        if minimum := resolve_minimum(min_chunk_size, None):
+            # No cap: a short paragraph always joins a neighbour, the next one first (a heading line
+            # belongs with the text under it).
+            paragraphs = merge_small(paragraphs, resolve_unit(unit).bind(text), sys.maxsize, minimum, prefer_next=True)
         return make_chunks(text, paragraphs, strategy=STRATEGY, doc_id=doc_id)
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
+    minimum = resolve_minimum(min_chunk_size, size)
     bound = resolve_unit(unit).bind(text)
     spans = pack(paragraphs, bound, size, overlap, fallback(bound, size, overlap, FALLBACK))
+    if minimum:
+        spans = merge_small(spans, bound, size, minimum)
     return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)

@@ -146,7 +146,7 @@ def search_parents(
         hits = _best_child_per_parent(client, collection, vector, k, candidates, doc_id)
         found = [ParentHit(_parent_from_payload(h.chunk), h.score, _without_parent_text(h.chunk)) for h in hits]
     else:
-        groups = store.search_groups(client, collection, vector, group_by="parent_id", k=k, doc_id=doc_id)
+        groups = store.search_groups(client, collection, vector, group_by="metadata.parent_id", k=k, doc_id=doc_id)
         best = {h.chunk.metadata["parent_id"]: h for h in groups}
         parents_by_id = store.fetch(client, parents_collection(collection), list(best))
         found = [ParentHit(parent, best[i].score, best[i].chunk) for i, parent in parents_by_id.items()]

@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from chunking.options import check_text, resolve_sizes
-from chunking.packing import Level, descend
+from chunking.options import check_text, resolve_minimum, resolve_sizes
+from chunking.packing import Level, descend, merge_small
 from chunking.segment import LEVELS, Span, trim
 from chunking.sizers import resolve_unit
 from chunking.types import Chunk, make_chunks
@@ -37,9 +37,13 @@ def chunk(
     chunk_overlap: int | float = 0,
     unit="tokens",
     separators: Sequence[str | re.Pattern] = SEPARATORS,
+    min_chunk_size: int | None = None,
     doc_id: str = "",
 ) -> list[Chunk]:
     """Split `text` at the coarsest separators that keep chunks within `chunk_size`.
+
+    `min_chunk_size` (in the unit) merges a chunk measuring less into a neighbour when the merged
+    text still fits `chunk_size`.
 
     >>> [c.text for c in chunk("One. Two.\\n\\nThree four five.", chunk_size=12, unit="characters")]
     ['One. Two.', 'Three four', 'five.']
@@ -47,7 +51,11 @@ def chunk(
     text = check_text(text)
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
     levels = [level(s) for s in _checked(separators)]
-    spans = descend(resolve_unit(unit).bind(text), 0, len(text), size, overlap, levels)
+    minimum = resolve_minimum(min_chunk_size, size)
+    bound = resolve_unit(unit).bind(text)
+    spans = descend(bound, 0, len(text), size, overlap, levels)
+    if minimum:
+        spans = merge_small(spans, bound, size, minimum)
     return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)
 
 

@@ -22,8 +22,8 @@ from collections.abc import Callable
 import numpy as np
 
 from chunking import embed
-from chunking.options import check_int, check_number, check_text, renamed, resolve_sizes
-from chunking.packing import fallback, pack
+from chunking.options import check_int, check_number, check_text, renamed, resolve_minimum, resolve_sizes
+from chunking.packing import fallback, merge_small, pack
 from chunking.segment import Span, split_sentences
 from chunking.sizers import Bound, resolve_unit
 from chunking.types import Chunk, make_chunks
@@ -72,7 +72,7 @@ def chunk(
     threshold_type = renamed("breakpoint", "threshold_type", breakpoint, threshold_type, "percentile")
     similarity_window = renamed("window", "similarity_window", window, similarity_window, 1)
     _check_threshold(threshold_type, threshold, target_size)
-    _check_count("min_chunk_size", min_chunk_size, size, optional=True)
+    min_chunk_size = resolve_minimum(min_chunk_size, size)
     if threshold_type == "target":
         _check_count("target_size", target_size, size)
     sentences, dist = distances(text, similarity_window=similarity_window, embedder=embedder)
@@ -82,7 +82,7 @@ def chunk(
     def build(ends: np.ndarray) -> list[Span]:  # the chunks that a set of breakpoints gives
         spans = _pack_groups(sentences, ends, bound=bound, size=size, overlap=overlap)
         if min_chunk_size:
-            spans = _merge_small(spans, _boundary_distances(spans, sentences, dist), bound, size, min_chunk_size)
+            spans = merge_small(spans, bound, size, min_chunk_size, _boundary_distances(spans, sentences, dist))
         return spans
 
     def mean_size(ends: np.ndarray) -> float:  # what "target" steers
@@ -203,28 +203,6 @@ def _boundary_distances(spans: list[Span], sentences: list[Span], dist: np.ndarr
     """The distance at each chunk's end: None inside a sentence (a size cut) or at the text's end."""
     before = {end: i for i, (_, end) in enumerate(sentences[:-1])}  # sentence end -> boundary after it
     return [float(dist[before[end]]) if end in before else None for _, end in spans]
-
-
-def _merge_small(spans: list[Span], ends: list[float | None], bound: Bound, size: int, minimum: int) -> list[Span]:
-    """Merge each chunk under `minimum` into the closer neighbour it fits with (smaller distance first)."""
-    spans, ends = list(spans), list(ends)
-    i = 0
-    while i < len(spans):
-        start, end = spans[i]
-        if bound.count(start, end) >= minimum:
-            i += 1
-            continue
-        # A cut inside a sentence (None) is the closest boundary of all: the sentence continues.
-        neighbours = [(ends[j], j) for j in (i - 1, i) if 0 <= j < len(spans) - 1]
-        for _, j in sorted(neighbours, key=lambda d: (-1.0 if d[0] is None else d[0], d[1])):
-            merged = (spans[j][0], spans[j + 1][1])
-            if bound.count(*merged) <= size:
-                spans[j : j + 2], ends[j : j + 2] = [merged], [ends[j + 1]]
-                i = j
-                break
-        else:
-            i += 1
-    return spans
 
 
 def _end_metadata(

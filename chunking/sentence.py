@@ -16,8 +16,8 @@ Chunk sizes vary with sentence lengths; it does not look at paragraphs or meanin
 
 from __future__ import annotations
 
-from chunking.options import check_text, resolve_sizes
-from chunking.packing import fallback, pack
+from chunking.options import check_text, resolve_minimum, resolve_sizes
+from chunking.packing import fallback, merge_small, pack
 from chunking.segment import split_sentences
 from chunking.sizers import resolve_unit
 from chunking.types import Chunk, make_chunks
@@ -32,9 +32,13 @@ def chunk(
     chunk_size: int = 200,
     chunk_overlap: int | float = 0,
     unit="tokens",
+    min_chunk_size: int | None = None,
     doc_id: str = "",
 ) -> list[Chunk]:
     """Pack whole sentences into chunks of at most `chunk_size` units.
+
+    `min_chunk_size` (in the unit) merges a chunk measuring less into a neighbour when the merged
+    text still fits `chunk_size`.
 
     >>> text = "Dr. Smith arrived. He sat down. It was 3.14 p.m. exactly."
     >>> [c.text for c in chunk(text, chunk_size=2, chunk_overlap=1, unit="sentences")]
@@ -43,5 +47,8 @@ def chunk(
     text = check_text(text)
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
     bound = resolve_unit(unit, sentences=True).bind(text)
+    minimum = resolve_minimum(min_chunk_size, size)
     spans = pack(split_sentences(text), bound, size, overlap, fallback(bound, size, overlap, FALLBACK))
+    if minimum:
+        spans = merge_small(spans, bound, size, minimum)
     return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)

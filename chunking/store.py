@@ -7,7 +7,8 @@
    Qdrant's IDF modifier) that hybrid retrieval fills.
 3. `index` upserts chunks in batches. The point id is the chunk's uuid5 (document, strategy,
    offsets), so indexing the same chunks twice leaves the same points — re-runs and interrupted
-   runs are idempotent. The payload holds the offsets, text, heading path and parent span.
+   runs are idempotent. The payload holds the offsets and text, and the chunk's metadata (heading
+   path, parent span, the document's title, source and pages, your own keys) under `metadata`.
 4. `search` returns `Hit`s (the chunk rebuilt from its payload, and the score), best first,
    ties broken by document and offset; an optional filter keeps one document. `hybrid_search`
    fuses the dense and the BM25 top lists by RRF (`chunking.bm25` makes the sparse vectors);
@@ -251,7 +252,8 @@ def sparse_search(client, name: str, sparse: Sparse, *, k: int = 5, doc_id: str 
 def search_groups(
     client, name: str, vector: np.ndarray, *, group_by: str, k: int = 5, doc_id: str | None = None
 ) -> list[Hit]:
-    """The best hit of each of the `k` best groups (chunks sharing the payload field `group_by`)."""
+    """The best hit of each of the `k` best groups (chunks sharing the payload field `group_by`, e.g.
+    "metadata.parent_id")."""
     check_int("k", k)
     groups = client.query_points_groups(
         name, query=np.asarray(vector, dtype=np.float32).tolist(), using=DENSE, group_by=group_by, limit=k,
@@ -294,19 +296,31 @@ def sizes(client, names: Sequence[str]) -> dict[str, int]:
     return {"points": points, "payload_chars": chars}
 
 
+PAYLOAD_KEYS = ("doc_id", "start", "end", "index", "text", "strategy", "context")
+
+
 def payload(chunk: Chunk) -> dict:
-    """What Qdrant stores beside the vectors: enough to rebuild the chunk exactly."""
+    """What Qdrant stores beside the vectors: enough to rebuild the chunk exactly.
+
+    The chunk's own fields at the top, its metadata (a heading path, the document's title, pages,
+    your keys…) under `metadata`, so no metadata key can overwrite `text` or an offset. Filter on
+    it as `metadata.<key>`.
+    """
     metadata = {k: list(v) if isinstance(v, tuple) else v for k, v in chunk.metadata.items()}
     return {
         "doc_id": chunk.doc_id, "start": chunk.start, "end": chunk.end, "index": chunk.index,
-        "text": chunk.text, "strategy": chunk.strategy, "context": chunk.context, **metadata,
+        "text": chunk.text, "strategy": chunk.strategy, "context": chunk.context, "metadata": metadata,
     }
 
 
 def chunk_from_payload(data: Mapping) -> Chunk:
-    """The chunk a payload was made from (lists back to tuples)."""
-    core = ("doc_id", "start", "end", "index", "text", "strategy", "context")
-    metadata = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k not in core}
+    """The chunk a payload was made from (lists back to tuples). Payloads written before metadata had
+    a key of its own kept it at the top level; those are read too."""
+    if isinstance(data.get("metadata"), Mapping):
+        extra = data["metadata"]
+    else:
+        extra = {k: v for k, v in data.items() if k not in PAYLOAD_KEYS}
+    metadata = {k: tuple(v) if isinstance(v, list) else v for k, v in extra.items()}
     return Chunk(
         text=data["text"], start=data["start"], end=data["end"], index=data["index"],
         strategy=data["strategy"], doc_id=data["doc_id"], context=data.get("context", ""), metadata=metadata,

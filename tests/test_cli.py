@@ -125,7 +125,8 @@ def test_chunk_prints_json_lines_with_exact_offsets(corpus):
     text = (folder / "a.md").read_text()
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert all(text[r["start"] : r["end"]] == r["text"] for r in rows)
-    assert rows[1]["heading_path"] == ["Alpha", "Beta"]
+    assert rows[1]["metadata"]["heading_path"] == ["Alpha", "Beta"]
+    assert rows[1]["metadata"]["title"] == "Alpha" and rows[1]["metadata"]["kind"] == "markdown"
 
 
 def test_chunk_reads_every_supported_file_of_a_folder(corpus):
