@@ -17,7 +17,8 @@ SKIPPED_EXTRAS = {"all", "bench"}
 
 def pyproject_requirements() -> set[str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    extras = [r for name, reqs in project["optional-dependencies"].items() if name not in SKIPPED_EXTRAS for r in reqs]
+    extras = [r for name, reqs in project["optional-dependencies"].items() if name not in SKIPPED_EXTRAS for r in reqs
+              if not r.startswith(f"{project['name']}[")]  # an extra naming another extra adds nothing new
     return set(project["dependencies"]) | set(extras)
 
 
