@@ -136,18 +136,20 @@ def run_chunk(args: argparse.Namespace) -> int:
 def run_index(args: argparse.Namespace) -> int:
     """Chunk, embed and upsert the documents; write only what changed, remove their stale chunks."""
     from chunking import store
+    from chunking.embed import model_record
 
     documents = _documents(args.paths, args.recursive, args.metadata)
     client, where = _connect(args.url, args.path, DEFAULT_STORE, timeout=args.timeout)
     try:
-        embedder = _embedder()
-        options = _options(args, args.strategy)
+        embedder = _embedder(args)
+        options = _options(args, args.strategy, embedder)
         if takes(args.strategy, "embedder"):
             options["embedder"] = embedder  # model-based strategies share the index's embedder
         chunks = list(chunk_documents(documents, args.strategy, **options))
         vectors = _embed(embedder, chunks)
         try:
-            store.ensure_collection(client, args.collection, vectors.shape[1], recreate=args.recreate)
+            store.ensure_collection(client, args.collection, vectors.shape[1], model=model_record(embedder),
+                                    recreate=args.recreate)
         except ValueError as error:
             raise Failure(f"{str(error).replace('recreate=True', '--recreate')} (at {where})") from None
         fresh = store.changed(client, args.collection, chunks)  # local Qdrant writes each point to disk alone
@@ -165,6 +167,7 @@ def run_index(args: argparse.Namespace) -> int:
 def run_search(args: argparse.Namespace) -> int:
     """Print the `k` chunks closest to the query, best first."""
     from chunking import store
+    from chunking.embed import model_record
 
     client, where = _connect(args.url, args.path, DEFAULT_STORE, create=False, timeout=args.timeout)
     try:
@@ -175,7 +178,12 @@ def run_search(args: argparse.Namespace) -> int:
         if not client.count(args.collection, exact=True).count:
             raise Failure(f"collection {args.collection!r} at {where} holds no points (emptied, or its files were "
                           "removed); index into it again with `chunking index`")
-        vector = _embedder().embed_query(args.query)
+        embedder = _embedder(args)
+        try:
+            store.check_model(client, args.collection, model_record(embedder))  # before loading the model
+        except ValueError as error:
+            raise Failure(f"{str(error).replace('recreate', '`chunking index --recreate`')} (at {where})") from None
+        vector = embedder.embed_query(args.query)
         if len(vector) != size:
             raise Failure(f"collection {args.collection!r} at {where} holds vectors of size {size}, but the "
                           f"query's has {len(vector)}: it was indexed with another model")
@@ -195,7 +203,6 @@ def run_search(args: argparse.Namespace) -> int:
 def run_evaluate(args: argparse.Namespace) -> int:
     """Compare configurations on a corpus and questions; print the table, write CSVs and plots."""
     from chunking import compare, display
-    from chunking.embed import Embedder
     from chunking.evaluate import load_questions, verify_questions
     from chunking.load import load_corpus
 
@@ -212,7 +219,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     try:
         with _progress(len(configs), "config") as bar:
             result = compare.run(
-                documents, questions, configs, embedder=Embedder(cache=not args.no_cache), client=client,
+                documents, questions, configs, embedder=_embedder(args, cache=not args.no_cache), client=client,
                 corpus=args.corpus.resolve().name, k=args.k, budget=args.budget, progress=_steps(bar),
             )
             bar.update(bar.total - bar.n)  # the last configuration is done too
@@ -290,10 +297,13 @@ def _check_store_folder(folder: Path, create: bool) -> None:
         raise Failure(f"{str(folder)!r} is not a Qdrant folder (no meta.json); pass a new or empty folder")
 
 
-def _embedder():
-    from chunking.embed import default_embedder
+def _embedder(args: argparse.Namespace, cache: bool = True):
+    """The model of `--model` (a sentence-transformers folder), else the bundled MiniLM."""
+    from chunking.embed import Embedder, default_embedder
 
-    return default_embedder()
+    if getattr(args, "model", None) is None:
+        return default_embedder() if cache else Embedder(cache=False)
+    return Embedder(args.model, cache=cache)
 
 
 def _embed(embedder, chunks: list):
@@ -452,14 +462,18 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
         writer.writerows(rows)
 
 
-def _options(args: argparse.Namespace, strategy: str) -> dict:
+def _options(args: argparse.Namespace, strategy: str, embedder=None) -> dict:
     """The strategy's options from the flags; for sliding, a fraction (0.25) is its `overlap_fraction`."""
     overlap = args.chunk_overlap
     if strategy == "sliding" and isinstance(overlap, float):
         options = {"chunk_size": args.chunk_size, "overlap_fraction": overlap}
     else:
         options = {"chunk_size": args.chunk_size, "chunk_overlap": overlap}
-    if getattr(args, "unit", "tokens") != "tokens":  # evaluate's collection names hash these options
+    if getattr(args, "unit", "tokens") == "pieces":  # the model's own word-pieces, [CLS] and [SEP] included
+        from chunking.sizers import WordPieces
+
+        options["unit"] = WordPieces((embedder or _embedder(args)).model.tokenizer)
+    elif getattr(args, "unit", "tokens") != "tokens":  # evaluate's collection names hash these options
         options["unit"] = args.unit
     if getattr(args, "min_chunk_size", None) is not None:
         if not takes(strategy, "min_chunk_size"):
@@ -467,6 +481,17 @@ def _options(args: argparse.Namespace, strategy: str) -> dict:
             raise Failure(f"--min-chunk-size is an option of {', '.join(which)}, not of {strategy}")
         options["min_chunk_size"] = args.min_chunk_size
     return options
+
+
+def _model_folder(value: str) -> Path:
+    """--model: a folder holding a sentence-transformers model (its modules.json or config.json)."""
+    folder = Path(value)
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"{value!r} is not a folder (a sentence-transformers model folder)")
+    if not any((folder / name).is_file() for name in ("modules.json", "config.json")):
+        raise argparse.ArgumentTypeError(f"{value!r} holds no modules.json or config.json: not a "
+                                         "sentence-transformers model folder")
+    return folder
 
 
 def _metadata(value: str) -> dict:
@@ -545,7 +570,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="overlap: a number in the unit, or a fraction like 0.25 of the chunk size (for sliding: "
                             "of each window's sentences) (default 0)")
         if unit:
-            p.add_argument("--unit", choices=UNITS, default="tokens",
+            p.add_argument("--unit", choices=(*UNITS, "pieces"), default="tokens",
                            help="length unit: cl100k tokens (default), characters, or sentences (sentence, "
                                 "sliding)")
 
@@ -575,13 +600,19 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                        help=f"a Qdrant server's deadline for each request (default {DEFAULT_TIMEOUT:g})")
 
+    def model(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--model", type=_model_folder, metavar="PATH",
+                       help="a local sentence-transformers folder (default: the bundled all-MiniLM-L6-v2)")
+
     c = command("chunk", "chunk files and print the chunks", run_chunk)
     inputs(c)
+    model(c)
     c.add_argument("--format", choices=("jsonl", "table"), default="jsonl",
                    help="JSON lines with offsets and metadata (default), or doc/index/start/end/preview")
 
     i = command("index", "chunk, embed and store files in a Qdrant collection", run_index)
     inputs(i)
+    model(i)
     location(i)
     i.add_argument("--recreate", action="store_true",
                    help="delete the collection first (needed when it holds other vectors)")
@@ -593,6 +624,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--format", choices=("table", "jsonl"), default="table",
                    help="rank, score, doc, offsets and a preview (default), or JSON lines with the full text")
     location(s)
+    model(s)
 
     def evaluation(p: argparse.ArgumentParser, out: str) -> None:
         sizes(p)
@@ -602,6 +634,7 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--store", type=Path,
                        help="keep the collections in this Qdrant folder (default: $QDRANT_URL if set, else in memory)")
         p.add_argument("--no-cache", action="store_true", help="do not read or write the embedding cache")
+        model(p)
         timeout(p)
 
     e = command("evaluate", "compare chunking configurations on a corpus and questions", run_evaluate)

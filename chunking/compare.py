@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from chunking import STRATEGIES, bm25, chunk, late, parent_child, store, takes
+from chunking.embed import model_record
 from chunking.evaluate import Question, recall_at_budget, span_metrics, summarize
 from chunking.types import Chunk
 
@@ -166,7 +167,7 @@ def build_index(documents: Mapping[str, str], config: Config, *, embedder, clien
     embed_seconds = time.perf_counter() - started
     # the model is part of the name: two embedders of one size must never share a collection
     name = store.collection_name(corpus, config.strategy, {**config.collection_options, "model": embedder.name})
-    store.ensure_collection(client, name, vectors.shape[1])
+    store.ensure_collection(client, name, vectors.shape[1], model=model_record(embedder))
     encoder, handed_over = None, _spans_by_doc(chunks)
     if config.retrieval == "parents":
         parents = [p for doc_id, text in documents.items()

@@ -129,10 +129,18 @@ class Embedder:
         A model: its name, a sha256 of every file in its folder, the backend and the normalisation.
         A callable: the `name` given for it (a callable without one is never cached).
         """
-        if self.model is None:
+        if self.fingerprint is None:
             return f"callable:{self.name}|normalized"
+        return f"{self.name}|sha256:{self.fingerprint}|{BACKEND}|normalized"
+
+    @functools.cached_property
+    def fingerprint(self) -> str | None:
+        """16 hex digits of a sha256 of every file in the model's folder (None for a callable), read
+        without loading the model: what a collection records about the model that wrote it."""
+        if self._model_arg is not None and not isinstance(self._model_arg, (str, Path)):
+            return None
         folder = default_model_path() if self._model_arg is None else Path(self._model_arg)
-        return f"{self.name}|sha256:{folder_fingerprint(str(folder.resolve()))[:16]}|{BACKEND}|normalized"
+        return folder_fingerprint(str(folder.resolve()))[:16]
 
     @property
     def max_pieces(self) -> int | None:
@@ -282,6 +290,12 @@ def resolve_embedder(embedder: object) -> EmbeddingModel:
                         f"chunking.embed.Embedder over a model folder or a callable; got "
                         f"{type(embedder).__name__}: {embedder!r:.60}")
     return embedder
+
+
+def model_record(embedder: EmbeddingModel) -> dict[str, str]:
+    """Which model writes (or reads) a collection: its name and, for a model folder, its fingerprint.
+    `chunking.store.ensure_collection` keeps it in the collection's metadata."""
+    return {"model": str(embedder.name), "model_sha256": getattr(embedder, "fingerprint", None) or ""}
 
 
 @functools.cache

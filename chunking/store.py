@@ -98,10 +98,15 @@ def collection_name(corpus: str, strategy: str, options: Mapping[str, object]) -
     return f"{corpus}-{strategy}-{digest}"
 
 
-def ensure_collection(client, name: str, dim: int, *, recreate: bool = False) -> None:
+def ensure_collection(
+    client, name: str, dim: int, *, model: Mapping[str, str] | None = None, recreate: bool = False
+) -> None:
     """Create the collection, or check that an existing one has the same vectors.
 
-    A mismatch is an error, and nothing is deleted unless `recreate=True`.
+    `model` (`chunking.embed.model_record`: name and fingerprint) is recorded in the collection's
+    metadata; an existing collection written by another model is an error (see `check_model`), one
+    written before models were recorded adopts it. A mismatch is an error, and nothing is deleted
+    unless `recreate=True`.
     """
     from qdrant_client import models
 
@@ -110,6 +115,8 @@ def ensure_collection(client, name: str, dim: int, *, recreate: bool = False) ->
         dense = vectors.get(DENSE) if isinstance(vectors, dict) else None
         same = dense is not None and dense.size == dim and dense.distance == models.Distance.COSINE
         if same and not recreate:
+            if model is not None and check_model(client, name, model) is None:
+                client.update_collection(name, metadata=dict(model))
             return
         if not recreate:
             found = f"size={dense.size}, distance={dense.distance}" if dense else f"{vectors!r:.80}"
@@ -122,7 +129,30 @@ def ensure_collection(client, name: str, dim: int, *, recreate: bool = False) ->
         name,
         vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
         sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+        metadata=dict(model) if model is not None else None,
     )
+
+
+def check_model(client, name: str, model: Mapping[str, str]) -> Mapping[str, str] | None:
+    """The model record of collection `name`, after checking that `model` is the same model: the
+    same fingerprint where both have one, else the same name. Vectors of two models are not
+    comparable even when their sizes agree, so another model is a ValueError naming both. None when
+    the collection records no model (written before models were recorded, or by a server that
+    keeps no collection metadata)."""
+    stored = client.get_collection(name).config.metadata or {}
+    if "model" not in stored:
+        return None
+    both = stored.get("model_sha256") and model.get("model_sha256")
+    same = stored["model_sha256"] == model["model_sha256"] if both else stored["model"] == model.get("model")
+    if not same:
+        raise ValueError(f"collection {name!r} was written by model {_described(stored)}, not by "
+                         f"{_described(model)}: use the same model, or index again with recreate")
+    return stored
+
+
+def _described(record: Mapping[str, str]) -> str:
+    sha = record.get("model_sha256")
+    return f"{record.get('model')!r}" + (f" (sha256 {sha}…)" if sha else "")
 
 
 def dense_size(client, name: str) -> int:
