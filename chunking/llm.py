@@ -17,7 +17,8 @@
 5. Any failure — connection refused, timeout, HTTP error, a reply that is not a chat completion — is
    one `RuntimeError` line naming the URL and the status.
 
-It does not retry, stream, run requests in parallel or count cost. Ollama silently cuts prompts to its
+`DryRun` stands in for the model and counts what a run would send (calls, prompt tokens) before you
+pay for it. It does not retry, stream or run requests in parallel. Ollama silently cuts prompts to its
 context window (4k tokens by default on small GPUs): raise `OLLAMA_CONTEXT_LENGTH` or lower the limit.
 Prompt after Anthropic, "Introducing Contextual Retrieval" (September 2024),
 https://www.anthropic.com/news/contextual-retrieval. Taught in notebook 09.
@@ -147,6 +148,29 @@ class ChatContextualizer:
         if key:  # servers may echo what they were sent
             problem = problem.replace(key, "***")
         raise RuntimeError(f"LLM endpoint {self.url} {problem}") from None
+
+
+class DryRun:
+    """What `provider="llm"` would send, without sending it: each call answers "" and is counted.
+
+    >>> dry = DryRun(ChatContextualizer("http://localhost:11434/v1", "any-model", cache=False))
+    >>> dry.contextualize("A document. Two sentences.", "Two sentences.")
+    ''
+    >>> dry.calls, dry.prompt_tokens > 0
+    (1, True)
+    """
+
+    def __init__(self, model: ChatContextualizer | None = None) -> None:
+        self.model = model if model is not None else default_contextualizer()
+        self.calls, self.prompt_tokens = 0, 0
+
+    def contextualize(self, document: str, chunk: str) -> str:
+        self.calls += 1
+        self.prompt_tokens += count_tokens(self.model.prompt(document, chunk))
+        return ""
+
+    def __repr__(self) -> str:
+        return f"DryRun(calls={self.calls}, prompt_tokens={self.prompt_tokens}, model={self.model!r})"
 
 
 @functools.cache

@@ -13,7 +13,7 @@ The sentence splitter is hand-written and rule-based:
    initial ("J."), a list number ("1." at a line start), or an initialism ("U.S.") that is
    not followed by a typical sentence opener.
 It does not know every abbreviation or language; `notebooks/02_sentence.ipynb` compares it
-with pysbd and syntok on `tests/data/sentence_cases.jsonl`.
+with pysbd and syntok on `data/eval/sentence_cases.jsonl`.
 """
 
 from __future__ import annotations

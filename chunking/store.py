@@ -1,7 +1,8 @@
 """Vector store: Qdrant embedded in the process by default, a server or cluster by URL.
 
 1. `connect()` opens Qdrant: at `QDRANT_URL` (with `QDRANT_API_KEY`) when that is set, else
-   embedded local mode — in memory (`":memory:"`, notebooks) or in a folder (demo, CLI).
+   embedded local mode — in memory (`":memory:"`: notebooks, `chunking demo`) or in a folder
+   (`chunking index`, `evaluate --store`).
 2. One collection per (corpus, strategy configuration): `collection_name` hashes the options.
    Each point has a named dense vector (`"dense"`, cosine) and a sparse slot (`"bm25"`, with
    Qdrant's IDF modifier) that hybrid retrieval fills.

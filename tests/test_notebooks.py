@@ -238,7 +238,7 @@ TERMS = [
     (r"RRF|reciprocal rank fusion", "rrf", "notebook"), (r"payloads?", "payload", "notebook"),
     (r"uuid5", "uuid5", "notebook"), (r"late chunking", "late-chunking", "notebook"), (r"recall", "recall", "course"),
     (r"precision", "precision", "course"), (r"IoU", "iou", "notebook"),
-    (r"precision (Ω|omega)", "precision-omega", "notebook"), (r"MRR|reciprocal rank", "mrr", "notebook"),
+    (r"precision (Ω|omega)", "precision-omega", "notebook"), (r"MRR|reciprocal rank(?! fusion)", "mrr", "notebook"),
     (r"recall at (a )?budget", "recall-at-budget", "notebook"), (r"bootstrap", "bootstrap-interval", "notebook"),
 ]
 GLOSSARY_LINK = re.compile(r"\[([^\]]+)\]\(\.\./docs/glossary\.md#([\w-]+)\)")
@@ -324,3 +324,16 @@ def test_every_import_is_installed_by_the_notebooks_extra():
                     if not dists & installed:
                         missing.append(f"{path.stem}: {module} ({', '.join(sorted(dists))})")
     assert not missing, "imported but not installed by the notebooks extra:\n" + "\n".join(missing)
+
+
+def test_the_tracks_add_up():
+    """notebooks/README.md's minutes are the notebooks' own, and its totals are their sums."""
+    readme = (ROOT / "notebooks" / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d\d) · [^|]+ \| (\d+) \|\s*(✓?)\s*\|$", readme, flags=re.M)
+    assert [number for number, _, _ in rows] == [p.name[:2] for p in NOTEBOOKS]
+    for (_, minutes, _), path in zip(rows, NOTEBOOKS):
+        stated = re.search(r"\*\*Time:\*\* about (\d+) minutes", source(cells(path)[0])).group(1)
+        assert minutes == stated, path.name
+    short = [int(m) for _, m, mark in rows if mark]
+    assert f"**Short track:** {len(short)} notebooks, {sum(short)} minutes" in readme
+    assert f"**Full course:** {len(rows)} notebooks, {sum(int(m) for _, m, _ in rows)} minutes" in readme

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from chunking import count_tokens, sentence
+from chunking.datasets import sentence_cases_path
 from chunking.segment import split_sentences
 
-CASES = [json.loads(line) for line in (Path(__file__).parent / "data" / "sentence_cases.jsonl").open()]
+CASES = [json.loads(line) for line in sentence_cases_path().open()]
 
 
 def naive_split(text):
@@ -90,7 +90,7 @@ def test_oversize_sentence_is_cut_at_words_within_the_bound():
 
 def test_holdout_accuracy_stays_high():
     """The holdout set was written after the rules and never tuned on: it measures, not trains."""
-    path = Path(__file__).parent / "data" / "sentence_cases_holdout.jsonl"
+    path = sentence_cases_path(holdout=True)
     cases = [json.loads(line) for line in path.open(encoding="utf-8")]
     right = sum(ours(c["text"]) == c["sentences"] for c in cases)
     assert right / len(cases) >= 0.9

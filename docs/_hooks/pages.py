@@ -5,12 +5,14 @@
    content is `::: chunking.<module>` (mkdocstrings fills it from the docstrings).
 2. `on_page_markdown` fills the generated parts of hand-written pages: the home page's map
    (notebook → module → idea) is built from the table in `notebooks/README.md`, the results page's
-   table from `docs/results/results.csv`; in `notebooks/README.md` the notebook names become links.
+   table from `docs/results/results.csv`; in `notebooks/README.md` the notebook names become links
+   and links into the repository's `docs/` point at the site's pages.
 3. `on_page_content` points a rendered notebook's links (`01_fixed_size.ipynb`, `README.md`,
-   `../docs/glossary.md#token`) at their pages. MkDocs validates links in Markdown only, so a notebook link to nowhere is reported here,
-   as a warning that fails `mkdocs build --strict`. It also rebuilds the notebook's table of contents
-   from the headings as rendered: mkdocs-jupyter's drops inline code from a heading, so the entry for
-   "The knobs: `chunk_size` and `chunk_overlap`" pointed at an anchor that does not exist.
+   `../docs/glossary.md#token`) at their pages. MkDocs validates links in Markdown only, so a
+   notebook link to nowhere is reported here, as a warning that fails `mkdocs build --strict`. It
+   also rebuilds the notebook's table of contents from the headings as rendered: mkdocs-jupyter's
+   drops inline code from a heading, so the entry for "The knobs: `chunk_size` and `chunk_overlap`"
+   pointed at an anchor that does not exist.
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ def on_page_markdown(markdown, page, config, files):
         markdown = markdown.replace(RESULTS_MARKER, results_table(Path(config.docs_dir) / "results" / "results.csv"))
     if page.file.src_uri == "notebooks/README.md":
         markdown = re.sub(r"^\| `(\d\d_\w+\.ipynb)`", r"| [`\1`](\1)", markdown, flags=re.MULTILINE)
+        markdown = markdown.replace("](../docs/", "](../")  # the repository's docs/ is the site's root
     return markdown
 
 
