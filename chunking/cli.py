@@ -2,7 +2,8 @@
 
 - `chunk` prints the chunks of files (or of every supported file directly in a folder) as JSON lines
   or a table.
-- `index` loads, chunks, embeds (all-MiniLM-L6-v2, offline, cached on disk) and upserts the chunks
+- `index` loads, chunks, embeds (all-MiniLM-L6-v2, offline, cached on disk; on ONNX Runtime unless
+  `--backend torch`) and upserts the chunks
   into a Qdrant collection. Point ids are uuid5s of (document, strategy, offsets), so a re-run writes
   the same points; chunks that a re-indexed document no longer has are deleted after the new ones are
   written. An interrupted run is completed by running it again.
@@ -31,6 +32,7 @@ import warnings
 from pathlib import Path
 
 from chunking import STRATEGIES, chunk_document, chunk_documents, takes
+from chunking.embed import BACKENDS
 from chunking.options import one_line, resolve_sizes
 from chunking.sizers import UNITS
 
@@ -298,12 +300,23 @@ def _check_store_folder(folder: Path, create: bool) -> None:
 
 
 def _embedder(args: argparse.Namespace, cache: bool = True):
-    """The model of `--model` (a sentence-transformers folder), else the bundled MiniLM."""
+    """The model of `--model` (a sentence-transformers folder), else the bundled MiniLM, run by `--backend`."""
     from chunking.embed import Embedder, default_embedder
 
-    if getattr(args, "model", None) is None:
-        return default_embedder() if cache else Embedder(cache=False)
-    return Embedder(args.model, cache=cache)
+    backend = getattr(args, "backend", None)
+    if getattr(args, "model", None) is None and backend is None and cache:
+        embedder = default_embedder()
+    else:
+        embedder = Embedder(getattr(args, "model", None), backend=backend, cache=cache)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            _ = embedder.backend  # chosen now (exporting the model once, if it must), so a fallback says why here
+        except ValueError as error:
+            raise Failure(str(error)) from None
+    for warning in caught:
+        print(f"chunking: warning: {one_line(warning.message)}", file=sys.stderr)
+    return embedder
 
 
 def _embed(embedder, chunks: list):
@@ -472,7 +485,7 @@ def _options(args: argparse.Namespace, strategy: str, embedder=None) -> dict:
     if getattr(args, "unit", "tokens") == "pieces":  # the model's own word-pieces, [CLS] and [SEP] included
         from chunking.sizers import WordPieces
 
-        options["unit"] = WordPieces((embedder or _embedder(args)).model.tokenizer)
+        options["unit"] = WordPieces((embedder or _embedder(args)).tokenizer)
     elif getattr(args, "unit", "tokens") != "tokens":  # evaluate's collection names hash these options
         options["unit"] = args.unit
     if getattr(args, "min_chunk_size", None) is not None:
@@ -603,6 +616,10 @@ def _parser() -> argparse.ArgumentParser:
     def model(p: argparse.ArgumentParser) -> None:
         p.add_argument("--model", type=_model_folder, metavar="PATH",
                        help="a local sentence-transformers folder (default: the bundled all-MiniLM-L6-v2)")
+        p.add_argument("--backend", choices=BACKENDS, default=None,
+                       help="where the model runs: onnx (ONNX Runtime, same vectors, about twice as fast on a "
+                            "CPU), torch (sentence-transformers), onnx-int8 (faster, vectors moved) or auto "
+                            "(onnx where it can run; the default, or $CHUNKING_BACKEND)")
 
     c = command("chunk", "chunk files and print the chunks", run_chunk)
     inputs(c)

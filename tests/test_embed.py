@@ -133,7 +133,8 @@ def test_a_models_identity_changes_with_its_files_backend_and_normalisation(tmp_
     folder_fingerprint.cache_clear()
     assert folder_fingerprint(str(folder)) != before
     identity = Embedder(cache=False).identity
-    assert identity.startswith("all-MiniLM-L6-v2|sha256:") and identity.endswith("|torch|normalized")
+    assert identity.startswith("all-MiniLM-L6-v2|sha256:") and identity.endswith("|onnx|normalized")
+    assert Embedder(cache=False, backend="torch").identity == identity.replace("|onnx|", "|torch|")
 
 
 @pytest.mark.parametrize("name", ["", "  ", 3])

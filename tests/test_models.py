@@ -72,6 +72,22 @@ def test_evaluate_and_demo_take_a_model(corpus, tmp_path, copied_model):  # noqa
     assert "--model PATH" in run("demo", "--help").stdout
 
 
+def test_the_backend_is_one_option_and_either_reads_the_others_collection(tmp_path):
+    docs = write_docs(tmp_path / "docs")
+    qdrant = str(tmp_path / "qdrant")
+    assert run("index", str(docs), "--path", qdrant, "--backend", "torch").returncode == 0
+    hits = {}
+    for backend in ("torch", "onnx"):  # the same model, so the same collection serves both
+        found = run("search", "When does the alpha valve open?", "--path", qdrant, "--backend", backend,
+                    "--format", "jsonl", "--k", "2")
+        assert found.returncode == 0, found.stderr
+        hits[backend] = [(row["doc"], row["start"], round(row["score"], 4))
+                         for row in map(json.loads, found.stdout.splitlines())]
+    assert hits["torch"] == hits["onnx"]
+    bad = run("search", "x", "--path", qdrant, "--backend", "gpu")
+    assert bad.returncode == 2 and "--backend" in bad.stderr and "'gpu'" in bad.stderr
+
+
 @pytest.mark.parametrize("make", ["missing", "empty", "file"])
 def test_a_model_path_that_is_not_a_model_is_a_usage_error(tmp_path, make):
     path = tmp_path / "model"
