@@ -15,7 +15,9 @@
    during one call (sees C and Rust allocations) and tracemalloc's peak (sees Python's, even where
    they reuse memory the process already held).
 5. Semantic: `semantic` on `--semantic-kb` of text against embedding every sentence once with MiniLM
-   (embedding cache off), timed in turns; MiniLM's chunks/s by batch size, sorted by length or not.
+   (embedding cache off), timed in turns; MiniLM's chunks/s by batch size, sorted by length or not;
+   and its backends side by side (`benchmarks/embedding.py`: torch, ONNX, int8 — speed, vectors,
+   recall; with `--cold`, `chunking demo` and the notebooks timed cold on torch and on ONNX).
 6. Output: markdown tables on stdout; with `--out DIR` (default docs/) also DIR/benchmarks.md and
    DIR/benchmarks.png; `--readme` refreshes the summary in README.md.
 
@@ -63,7 +65,7 @@ SUMMARY_START, SUMMARY_END = "<!-- bench-summary -->", "<!-- /bench-summary -->"
 FLOOR = "tiktoken encode (the floor)"
 FIXED, FIXED_CHARS = "fixed, 512 tokens", "fixed, 1000 characters"
 SENTENCE, RECURSIVE, RECURSIVE_CHARS = "sentence, 512 tokens", "recursive, 512 tokens", "recursive, 1000 characters"
-QUICK = {"sizes": "0.2", "repeat": 1, "memory": False, "semantic_kb": 2.0, "batch_sizes": "16", "torch_threads": 1,
+QUICK = {"sizes": "0.2", "repeat": 1, "memory": False, "semantic_kb": 2.0, "batch_sizes": "16", "torch_threads": 1, "recall": False,
          "pathological_sizes": "1000,10000", "pathological_families": "dots,html-open-tags"}
 PEER_MODULES = {  # distribution → import name
     "langchain-text-splitters": "langchain_text_splitters",
@@ -149,13 +151,17 @@ def main(argv: list[str] | None = None) -> None:
 
 
 @functools.cache
-def pathological():
-    """benchmarks/pathological.py, by path (pysbd installs a top-level package named `benchmarks`)."""
-    spec = importlib.util.spec_from_file_location("chunking_pathological", Path(__file__).parent / "pathological.py")
+def sibling(name: str):
+    """benchmarks/NAME.py, by path (pysbd installs a top-level package named `benchmarks`)."""
+    spec = importlib.util.spec_from_file_location(f"chunking_{name}", Path(__file__).parent / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def pathological():
+    return sibling("pathological")
 
 
 def run_pathological(args: argparse.Namespace) -> list[dict]:
@@ -508,8 +514,14 @@ def run_semantic(args) -> dict:
     calls = {(b, order): functools.partial(embed_in_batches, model, texts, b, order == "sorted by length")
              for b in args.batch_sizes for order in ("sorted by length", "document order")}
     speeds = {key: len(texts) / value for key, value in interleaved(calls, args.repeat)[0].items()}
+    backends = sibling("embedding").throughput(texts, args.batch_sizes, args.repeat, timer=interleaved)
+    progress("embedding: " + ", ".join(f"{b} {s:.1f}/s" for (b, n), s in backends["speeds"].items()
+                                         if n == args.batch_sizes[0]))
+    recall = sibling("embedding").recall() if args.recall else {}
+    cold = sibling("embedding").cold_runs() if args.cold else {}
     return {"characters": len(text), "sentences": len(sentences), "chunks": len(outputs["ours"]),
-            "texts": len(texts), "speeds": speeds, "threads": torch.get_num_threads(), **seconds}
+            "texts": len(texts), "speeds": speeds, "threads": torch.get_num_threads(), "backend": embedder.backend,
+            "backends": backends, "recall": recall, "cold": cold, **seconds}
 
 
 def interleaved(calls: dict[Any, Callable[[], Any]], repeat: int) -> tuple[dict[Any, float], dict[Any, Any]]:
@@ -660,9 +672,36 @@ class Report:
                         f"{ratio:.2f}"]])
         speeds = [["batch size", "order", "chunks/s"]]
         speeds += [[str(b), order, f"{v:.1f}"] for (b, order), v in result["speeds"].items()]
-        rate = (f"Embedding throughput: the first {result['texts']} of our recursive 200-token chunks of the same "
-                f"text (lengths vary, so sorting can save padding); median of {self.args.repeat} passes, in turns.")
-        return "\n\n".join([intro, first, rate, table(speeds)])
+        rate = (f"Embedding throughput on the default backend ({result['backend']}): the first {result['texts']} of "
+                f"our recursive 200-token chunks of the same text (lengths vary, so sorting can save padding); "
+                f"median of {self.args.repeat} passes, in turns.")
+        return "\n\n".join([intro, first, rate, table(speeds), self.backend_tables()])
+
+    def backend_tables(self) -> str:
+        """The backends side by side (benchmarks/embedding.py): chunks/s, vectors, recall, cold runs."""
+        result = self.semantic
+        found, sizes = result["backends"], self.args.batch_sizes
+        rows = [["backend", *(f"chunks/s, batch {n}" for n in sizes), f"× torch (batch {sizes[0]})",
+                 "min cosine to torch", "recall@5, recursive-200"]]
+        for backend in sibling("embedding").BACKENDS:
+            speed = [found["speeds"][(backend, n)] for n in sizes]
+            recall = result["recall"].get(backend)
+            rows.append([backend, *(f"{v:.1f}" for v in speed),
+                         f"{speed[0] / found['speeds'][('torch', sizes[0])]:.2f}",
+                         f"{found['cosine'][backend]:.7f}", "—" if recall is None else f"{recall:.3f}"])
+        intro = ("The embedding model's backends (`chunking.embed.Embedder(backend=...)`, `--backend`) on the same "
+                 f"{found['texts']} chunks, in turns, embedding cache off: `torch` is sentence-transformers itself, "
+                 "`onnx` (the default) the same weights exported once to ONNX Runtime with its transformer fusions, "
+                 "`onnx-int8` those weights quantized per channel. Recall is the bundled corpus's 192 questions "
+                 "(top 5) with recursive 200-token chunks.")
+        parts = [intro, table(rows)]
+        if result["cold"]:
+            cold = [["run (empty embedding cache, exported model kept)", "torch, s", "onnx, s", "onnx / torch"]]
+            for name in ("make demo", "notebooks"):
+                t, o = result["cold"][(name, "torch")], result["cold"][(name, "onnx")]
+                cold.append([name, f"{t:.0f}", f"{o:.0f}", f"{o / t:.2f}"])
+            parts += ["Cold runs, each in a fresh process on the same machine (`--cold`):", table(cold)]
+        return "\n\n".join(parts)
 
     def write(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
@@ -744,6 +783,16 @@ def targets(rows: list[Row], sizes: list[float], semantic: dict) -> list[tuple[s
     if "skipped" not in semantic:
         ratio = semantic["ours"] / semantic["floor"]
         found.append(("semantic ≤ 1.1× embedding every sentence once", f"{ratio:.2f}×", ratio <= 1.1))
+        speeds, batch = semantic["backends"]["speeds"], min(semantic["backends"]["sizes"], key=lambda n: abs(n - 8))
+        ratio = speeds[("onnx", batch)] / speeds[("torch", batch)]
+        found.append((f"embedding (ONNX) ≥ 1.8× the torch path's chunks/s (batch {batch})", f"{ratio:.2f}×",
+                      ratio >= 1.8))
+        cosine = semantic["backends"]["cosine"]["onnx"]
+        found.append(("ONNX vectors within cosine 0.99999 of torch's", f"{cosine:.7f}", cosine >= 0.99999))
+        for name, limit in (("make demo", 120), ("notebooks", 180)):
+            if semantic["cold"]:
+                seconds = semantic["cold"][(name, "onnx")]
+                found.append((f"cold {name} ≤ {limit // 60} min", f"{seconds:.0f} s", seconds <= limit))
     scaled = [row for row in ours.values() if sizes[0] in row.speed and sizes[-1] in row.speed]
     if len(sizes) > 1 and scaled:
         worst = min(scaled, key=lambda r: r.speed[sizes[-1]] / r.speed[sizes[0]])
@@ -854,6 +903,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--semantic-kb", type=float, default=150, help="thousands of characters for semantic (0: skip)")
     parser.add_argument("--batch-sizes", default="8,16,32", help="embedding batch sizes to time")
     parser.add_argument("--torch-threads", type=int, default=0, help="torch threads for MiniLM (0: torch's default)")
+    parser.add_argument("--no-recall", dest="recall", action="store_false",
+                        help="skip each embedding backend's recall on the bundled questions")
+    parser.add_argument("--cold", action="store_true",
+                        help="also time `chunking demo` and the notebooks cold, on torch and on ONNX (~15 min)")
     parser.add_argument("--no-peers", dest="peers", action="store_false", help="only the floor and chunking")
     parser.add_argument("--no-memory", dest="memory", action="store_false", help="skip the memory subprocesses")
     parser.add_argument("--out", type=Path, help="folder for benchmarks.md and .png (default docs/; --quick: none)")

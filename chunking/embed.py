@@ -228,6 +228,24 @@ class Embedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([found[k] for k in keys])
 
+    def cached(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """The vectors the cache holds under `keys` (made by `late_key`); empty when caching is off."""
+        found = self._cache.get(keys) if self._cache else {}
+        return {k: np.frombuffer(v, dtype=np.float32) for k, v in found.items()}
+
+    def keep(self, vectors: dict[str, np.ndarray]) -> None:
+        """Store vectors under keys made by `late_key` (nothing when caching is off)."""
+        if self._cache:
+            self._cache.put({k: np.asarray(v, dtype=np.float32).tobytes() for k, v in vectors.items()})
+
+    def late_key(self, document: str, start: int, end: int, window_pieces: int | None, overlap_pieces: int) -> str:
+        """The cache key of a late-chunking vector: this model, the whole document, the span, the windows.
+        (A `\x01` after the identity keeps these apart from the keys of texts embedded alone.)"""
+        digest = hashlib.sha256(document.encode("utf-8", "surrogatepass")).hexdigest()
+        return hashlib.sha256(
+            f"{self.identity}\x01late\x00{window_pieces}\x00{overlap_pieces}\x00{digest}\x00{start}\x00{end}".encode()
+        ).hexdigest()
+
     def embed_query(self, text: str) -> np.ndarray:
         """One vector for one query."""
         return self.embed([text])[0]

@@ -8,6 +8,9 @@
 2. Per chunk, mean-pool the vectors of the pieces overlapping `[start, end)`; L2-normalise.
    A chunk holding no piece (NULs, zero-width characters: the tokenizer drops them) is
    embedded on its own instead.
+3. The pooled vectors go to the embedder's on-disk cache, keyed by the model, the whole document,
+   the span and the windows (`Embedder.late_key`): the same chunks of the same document are not
+   computed twice. (Any other token embedder is simply not cached.)
 
 Why: a chunk embedded alone cannot tell what "It" or "the dam" refers to; here every chunk's
 vector is computed with its neighbours in view. It is an embedding mode, not a strategy: chunks
@@ -57,11 +60,18 @@ def embed_late(
     window_pieces = renamed("window", "window_pieces", window, window_pieces, None)
     overlap_pieces = renamed("overlap", "overlap_pieces", overlap, overlap_pieces, OVERLAP_PIECES)
     embedder = _token_embedder(resolve_embedder(embedder))
+    caching = callable(getattr(embedder, "late_key", None))
+    keys = [embedder.late_key(text, c.start, c.end, window_pieces, overlap_pieces) for c in chunks] if caching else []
+    found = embedder.cached(keys) if caching else {}
+    if chunks and len(found) == len(set(keys)):
+        return np.stack([found[k] for k in keys])
     vectors, spans = embedder.token_vectors(text if chunks else "", window_pieces=window_pieces,
                                             overlap_pieces=overlap_pieces, batch_size=batch_size)
     pooled, unseen = pool(vectors, spans, chunks)
     if unseen:  # chunks of NULs, zero-width characters or stray accents hold no piece: embed each alone
         pooled[unseen] = embedder.embed([chunks[i].embed_text for i in unseen])
+    if caching:
+        embedder.keep(dict(zip(keys, pooled)))
     return pooled
 
 

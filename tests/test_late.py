@@ -17,8 +17,24 @@ GUIDE = (DATA / "corpus" / "lumendb_operator_guide.md").read_text(encoding="utf-
 
 
 @pytest.fixture(scope="module")
-def embedder(tmp_path_factory):
-    return Embedder(cache=tmp_path_factory.mktemp("c"))
+def embedder():
+    return Embedder(cache=False)  # every call computes: the tests below compare computations
+
+
+def test_late_vectors_are_cached_and_keyed_by_document_span_and_windows(tmp_path, monkeypatch):
+    cached = Embedder(cache=tmp_path)
+    calls = []
+    real = cached.token_vectors
+    monkeypatch.setattr(cached, "token_vectors", lambda *a, **k: calls.append(k) or real(*a, **k))
+    chunks = chunk(ESSAY[:3000], "sentence", chunk_size=40)
+    first = embed_late(ESSAY[:3000], chunks, embedder=cached)
+    again = embed_late(ESSAY[:3000], chunks, embedder=cached)
+    assert len(calls) == 1 and np.array_equal(first, again)  # the second time, from the cache
+    embed_late(ESSAY[:3000], chunks, embedder=cached, overlap_pieces=16)  # other windows: other vectors
+    embed_late(ESSAY[:2999], chunks[:-1], embedder=cached)  # another document: the same spans mean other text
+    assert len(calls) == 3
+    fresh = embed_late(ESSAY[:3000], chunks, embedder=Embedder(cache=False))
+    assert first == pytest.approx(fresh, abs=1e-6)
 
 
 def whole(text: str) -> list[Chunk]:
