@@ -65,8 +65,8 @@ SUMMARY_START, SUMMARY_END = "<!-- bench-summary -->", "<!-- /bench-summary -->"
 FLOOR = "tiktoken encode (the floor)"
 FIXED, FIXED_CHARS = "fixed, 512 tokens", "fixed, 1000 characters"
 SENTENCE, RECURSIVE, RECURSIVE_CHARS = "sentence, 512 tokens", "recursive, 512 tokens", "recursive, 1000 characters"
-QUICK = {"sizes": "0.2", "repeat": 1, "memory": False, "semantic_kb": 2.0, "batch_sizes": "16", "torch_threads": 1, "recall": False,
-         "pathological_sizes": "1000,10000", "pathological_families": "dots,html-open-tags"}
+QUICK = {"sizes": "0.2", "repeat": 1, "memory": False, "semantic_kb": 2.0, "batch_sizes": "16", "torch_threads": 1,
+         "recall": False, "pathological_sizes": "1000,10000", "pathological_families": "dots,html-open-tags"}
 PEER_MODULES = {  # distribution → import name
     "langchain-text-splitters": "langchain_text_splitters",
     "chonkie": "chonkie",

@@ -42,7 +42,7 @@ DEFAULT_QUESTIONS = ROOT / "data" / "eval" / "questions.jsonl"
 DEFAULT_STORE = Path(".qdrant")
 DEFAULT_COLLECTION = "chunks"
 DEFAULT_TIMEOUT = 30.0  # seconds for each request to a Qdrant server (store.TIMEOUT)
-EMBED_BATCH = 256  # chunks per progress step (the embedder batches again inside it)
+EMBED_BATCH = 256  # chunks `index` chunks, embeds and writes at a time (the embedder batches again inside)
 PREVIEW_CHARS = 70
 # Shown escaped in tables: control characters (ANSI escapes could drive the terminal) and bidi
 # overrides (they reorder what is shown). JSON output escapes C0 controls by itself.
@@ -147,22 +147,30 @@ def run_index(args: argparse.Namespace) -> int:
         options = _options(args, args.strategy, embedder)
         if takes(args.strategy, "embedder"):
             options["embedder"] = embedder  # model-based strategies share the index's embedder
-        chunks = list(chunk_documents(documents, args.strategy, **options))
-        vectors = _embed(embedder, chunks)
         try:
-            store.ensure_collection(client, args.collection, vectors.shape[1], model=model_record(embedder),
+            store.ensure_collection(client, args.collection, embedder.dim, model=model_record(embedder),
                                     recreate=args.recreate)
         except ValueError as error:
             raise Failure(f"{str(error).replace('recreate=True', '--recreate')} (at {where})") from None
-        fresh = store.changed(client, args.collection, chunks)  # local Qdrant writes each point to disk alone
-        store.index(client, args.collection, [chunks[i] for i in fresh], vectors[fresh])
-        stale = store.remove_stale(client, args.collection, [d.doc_id for d in documents], {c.id for c in chunks})
+        # In batches: memory stays flat in the number of files, and each batch is in the store before
+        # the next is embedded, so an interrupted run keeps what it wrote and a re-run embeds the rest.
+        keep, seen, written = set(), set(), 0
+        with _progress(len(documents), "document") as bar:
+            for batch in _batches(chunk_documents(documents, args.strategy, **options), EMBED_BATCH):
+                keep.update(c.id for c in batch)
+                fresh = [batch[i] for i in store.changed(client, args.collection, batch)]  # unchanged: no work
+                store.index(client, args.collection, fresh, _embed(embedder, fresh))
+                written += len(fresh)
+                seen.update(c.doc_id for c in batch)
+                bar.update(len(seen) - 1 - bar.n)  # the batch's last document may go on in the next
+            bar.update(len(documents) - bar.n)
+        stale = store.remove_stale(client, args.collection, [d.doc_id for d in documents], keep)
         points = client.count(args.collection, exact=True).count
     finally:
         client.close()
-    print(f"indexed {_count(len(documents), 'document')} as {_count(len(chunks), 'chunk')} ({args.strategy}, "
+    print(f"indexed {_count(len(documents), 'document')} as {_count(len(keep), 'chunk')} ({args.strategy}, "
           f"{args.chunk_size} {args.unit}, overlap {args.chunk_overlap}) into collection {args.collection!r} at "
-          f"{where}: {len(fresh)} written, {stale} stale removed, {points} in the collection")
+          f"{where}: {written} written, {stale} stale removed, {points} in the collection")
     return 0
 
 
@@ -320,16 +328,24 @@ def _embedder(args: argparse.Namespace, cache: bool = True):
 
 
 def _embed(embedder, chunks: list):
-    """Every chunk's vector (of its `embed_text`), batch by batch under a progress bar."""
+    """Every chunk's vector (of its `embed_text`); shape (len(chunks), dim)."""
     import numpy as np
 
-    texts = [c.embed_text for c in chunks]
-    parts = []
-    with _progress(len(texts), "chunk") as bar:
-        for lo in range(0, len(texts), EMBED_BATCH):
-            parts.append(embedder.embed(texts[lo : lo + EMBED_BATCH]))
-            bar.update(len(parts[-1]))
-    return np.concatenate(parts) if parts else np.zeros((0, embedder.dim), dtype=np.float32)
+    if not chunks:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    return embedder.embed([c.embed_text for c in chunks])
+
+
+def _batches(items, size: int):
+    """Lists of up to `size` items, in order, taken lazily from any iterable."""
+    batch = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def _progress(total: int, unit: str):
