@@ -66,7 +66,8 @@ FLOOR = "tiktoken encode (the floor)"
 FIXED, FIXED_CHARS = "fixed, 512 tokens", "fixed, 1000 characters"
 SENTENCE, RECURSIVE, RECURSIVE_CHARS = "sentence, 512 tokens", "recursive, 512 tokens", "recursive, 1000 characters"
 QUICK = {"sizes": "0.2", "repeat": 1, "memory": False, "semantic_kb": 2.0, "batch_sizes": "16", "torch_threads": 1,
-         "recall": False, "pathological_sizes": "1000,10000", "pathological_families": "dots,html-open-tags"}
+         "recall": False, "many_files": "0", "pathological_sizes": "1000,10000",
+         "pathological_families": "dots,html-open-tags"}
 PEER_MODULES = {  # distribution → import name
     "langchain-text-splitters": "langchain_text_splitters",
     "chonkie": "chonkie",
@@ -139,6 +140,8 @@ def main(argv: list[str] | None = None) -> None:
         run_memory(rows, args)
     semantic = run_semantic(args) if args.semantic_kb > 0 else {"skipped": "--semantic-kb 0"}
     hostile = run_pathological(args) if args.pathological_sizes else []
+    if args.many_files and "skipped" not in semantic:
+        semantic["many_files"] = sibling("many_files").run(args.many_files)
     report = Report(args, rows, semantic, machine(load_before, texts[args.sizes[0]], args), hostile)
     print(report.markdown(page=False))
     if args.out:
@@ -701,6 +704,11 @@ class Report:
                 t, o = result["cold"][(name, "torch")], result["cold"][(name, "onnx")]
                 cold.append([name, f"{t:.0f}", f"{o:.0f}", f"{o / t:.2f}"])
             parts += ["Cold runs, each in a fresh process on the same machine (`--cold`):", table(cold)]
+        if result.get("many_files"):
+            parts += ["Many small files into a local Qdrant folder (`benchmarks/many_files.py`): `chunking index` in a "
+                      "fresh process with an empty embedding cache, the same command again on the unchanged files, and "
+                      "embedding the same chunks alone in one process with the model loaded (the floor):",
+                      sibling("many_files").markdown(result["many_files"])]
         return "\n\n".join(parts)
 
     def write(self, folder: Path) -> None:
@@ -789,6 +797,10 @@ def targets(rows: list[Row], sizes: list[float], semantic: dict) -> list[tuple[s
                       ratio >= 1.8))
         cosine = semantic["backends"]["cosine"]["onnx"]
         found.append(("ONNX vectors within cosine 0.99999 of torch's", f"{cosine:.7f}", cosine >= 0.99999))
+        for row in semantic.get("many_files", []):
+            ratio = row["index"] / row["floor"]
+            found.append((f"`chunking index` of {row['files']:,} small files ≤ 1.5× embedding their chunks",
+                          f"{ratio:.2f}×", ratio <= 1.5))
         for name, limit in (("make demo", 120), ("notebooks", 180)):
             if semantic["cold"]:
                 seconds = semantic["cold"][(name, "onnx")]
@@ -907,6 +919,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="skip each embedding backend's recall on the bundled questions")
     parser.add_argument("--cold", action="store_true",
                         help="also time `chunking demo` and the notebooks cold, on torch and on ONNX (~15 min)")
+    parser.add_argument("--many-files", default="1000,5000",
+                        help="`chunking index` on this many small files, comma-separated (0: skip)")
     parser.add_argument("--no-peers", dest="peers", action="store_false", help="only the floor and chunking")
     parser.add_argument("--no-memory", dest="memory", action="store_false", help="skip the memory subprocesses")
     parser.add_argument("--out", type=Path, help="folder for benchmarks.md and .png (default docs/; --quick: none)")
@@ -927,6 +941,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.out = ROOT / "docs"
     args.sizes = [float(s) for s in str(args.sizes).split(",")]
     args.batch_sizes = [int(b) for b in str(args.batch_sizes).split(",")]
+    args.many_files = [int(n) for n in str(args.many_files).split(",") if int(n) > 0]
     args.pathological_sizes = [int(n) for n in str(args.pathological_sizes).split(",") if int(n) > 0]
     if args.pathological_families:
         args.pathological_families = args.pathological_families.split(",")

@@ -148,8 +148,10 @@ def run_index(args: argparse.Namespace) -> int:
         if takes(args.strategy, "embedder"):
             options["embedder"] = embedder  # model-based strategies share the index's embedder
         try:
-            store.ensure_collection(client, args.collection, embedder.dim, model=model_record(embedder),
-                                    recreate=args.recreate)
+            record = model_record(embedder)
+            known = not args.recreate and client.collection_exists(args.collection)
+            if not (known and store.check_model(client, args.collection, record)):  # else: written by this model
+                store.ensure_collection(client, args.collection, embedder.dim, model=record, recreate=args.recreate)
         except ValueError as error:
             raise Failure(f"{str(error).replace('recreate=True', '--recreate')} (at {where})") from None
         # In batches: memory stays flat in the number of files, and each batch is in the store before
@@ -159,7 +161,8 @@ def run_index(args: argparse.Namespace) -> int:
             for batch in _batches(chunk_documents(documents, args.strategy, **options), EMBED_BATCH):
                 keep.update(c.id for c in batch)
                 fresh = [batch[i] for i in store.changed(client, args.collection, batch)]  # unchanged: no work
-                store.index(client, args.collection, fresh, _embed(embedder, fresh))
+                if fresh:
+                    store.index(client, args.collection, fresh, _embed(embedder, fresh))
                 written += len(fresh)
                 seen.update(c.doc_id for c in batch)
                 bar.update(len(seen) - 1 - bar.n)  # the batch's last document may go on in the next

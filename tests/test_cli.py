@@ -423,4 +423,4 @@ def test_index_works_in_batches_so_an_interrupted_run_keeps_what_it_wrote(tmp_pa
     capsys.readouterr()
     assert cli.main(["index", str(docs), "--path", str(tmp_path / "q")]) == 0
     total = cli.EMBED_BATCH + 40
-    assert sizes == [0, 40] and f": 40 written, 0 stale removed, {total} in the collection" in capsys.readouterr().out
+    assert sizes == [40] and f": 40 written, 0 stale removed, {total} in the collection" in capsys.readouterr().out

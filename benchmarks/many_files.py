@@ -1,0 +1,106 @@
+"""Many small files into the local store: `chunking index` against embedding the same chunks alone.
+
+A user's first real run is usually a folder of many short documents. For each count of files:
+1. Write that many files of ~300 characters (sentences of the bundled English documents, drawn with
+   a fixed seed) into a temporary folder.
+2. Time `chunking index FOLDER --path STORE` in a fresh process, with an empty embedding cache (the
+   exported ONNX model kept): everything a user waits for — start-up, loading, chunking, embedding,
+   writing. Peak memory is the child's maximum resident set.
+3. Time the same command again on the unchanged files (nothing to embed or write: it must stay cheap).
+4. Time embedding the same chunks in this process, model loaded, cache off — the floor the command
+   is held to (target: the command ≤ 1.5× it).
+
+    python benchmarks/many_files.py [--files 1000,5000]
+(`benchmarks/bench.py` runs it in `make bench`.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET = 1.5  # the command's time over the floor's
+
+
+def write_files(folder: Path, count: int, seed: int = 0) -> None:
+    """`count` files of ~300 characters of real sentences, deterministic."""
+    from chunking import datasets
+
+    english = [p for p in sorted(datasets.corpus_dir().glob("*"))
+               if p.suffix in (".md", ".txt") and "_ja" not in p.stem]
+    prose = re.sub(r"\s+", " ", " ".join(p.read_text(encoding="utf-8") for p in english))
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", prose) if 20 < len(s) < 200 and "|" not in s]
+    rng = random.Random(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(count):
+        body = []
+        while sum(map(len, body)) < 300:
+            body.append(rng.choice(sentences))
+        (folder / f"note_{i:05d}.txt").write_text(" ".join(body) + "\n", encoding="utf-8")
+
+
+def run(counts: list[int]) -> list[dict]:
+    from chunking import chunk_documents
+    from chunking.cache import default_cache_dir
+    from chunking.embed import Embedder
+    from chunking.load import load_corpus
+
+    rows = []
+    exports = default_cache_dir() / "onnx"
+    floor_embedder = Embedder(cache=False)
+    floor_embedder.embed(["load and warm up"])
+    for count in sorted(counts):
+        with tempfile.TemporaryDirectory() as tmp:
+            folder, cache = Path(tmp) / "notes", Path(tmp) / "cache"
+            write_files(folder, count)
+            if exports.is_dir():
+                shutil.copytree(exports, cache / "onnx")
+            env = {**os.environ, "CHUNKING_CACHE_DIR": str(cache)}
+            command = [sys.executable, "-m", "chunking", "index", str(folder), "--path", str(Path(tmp) / "store")]
+            seconds = []
+            for _ in range(2):  # cold, then the same files again
+                start = time.perf_counter()
+                done = subprocess.run(command, env=env, capture_output=True, text=True)
+                seconds.append(time.perf_counter() - start)
+                if done.returncode != 0:
+                    raise RuntimeError(f"chunking index failed on {count} files: {done.stderr[-2000:]}")
+            peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # MB; the largest child so far
+            texts = [c.embed_text for c in chunk_documents(load_corpus(folder), "recursive", chunk_size=200)]
+            start = time.perf_counter()
+            floor_embedder.embed(texts)
+            floor = time.perf_counter() - start
+        rows.append({"files": count, "chunks": len(texts), "index": seconds[0], "again": seconds[1],
+                     "floor": floor, "peak_mb": peak})
+        print(f"[many files] {count}: index {seconds[0]:.1f} s, again {seconds[1]:.1f} s, embedding alone "
+              f"{floor:.1f} s, peak {peak:.0f} MB", file=sys.stderr)
+    return rows
+
+
+def markdown(rows: list[dict]) -> str:
+    lines = ["| files | chunks | `chunking index`, s | × embedding alone | again, unchanged, s | embedding alone, s "
+             "| peak memory, MB |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['files']:,} | {r['chunks']:,} | {r['index']:.1f} | {r['index'] / r['floor']:.2f} | "
+                     f"{r['again']:.1f} | {r['floor']:.1f} | {r['peak_mb']:.0f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", default="1000,5000")
+    args = parser.parse_args()
+    print(markdown(run([int(n) for n in args.files.split(",")])))
+
+
+if __name__ == "__main__":
+    main()
