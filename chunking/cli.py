@@ -636,7 +636,7 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--model", type=_model_folder, metavar="PATH",
                        help="a local sentence-transformers folder (default: the bundled all-MiniLM-L6-v2)")
         p.add_argument("--backend", choices=BACKENDS, default=None,
-                       help="where the model runs: onnx (ONNX Runtime, same vectors, about twice as fast on a "
+                       help="where the model runs: onnx (ONNX Runtime, same vectors, about 1.5x as fast on a "
                             "CPU), torch (sentence-transformers), onnx-int8 (faster, vectors moved) or auto "
                             "(onnx where it can run; the default, or $CHUNKING_BACKEND)")
 

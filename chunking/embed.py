@@ -8,7 +8,7 @@
    sentence-transformers folder (on any `device`), or any callable `list[str] -> array (n, dim)`.
    A model loads once per process, on first use, with the hub switched off; never on import.
 3. Where the model runs is one option, `backend`: "onnx" (ONNX Runtime, `chunking.onnx_model`: the
-   same vectors about twice as fast on a CPU), "torch" (sentence-transformers itself: the plain
+   same vectors about 1.5× as fast on a CPU), "torch" (sentence-transformers itself: the plain
    path, and the one for a GPU), "onnx-int8" (faster again, vectors moved: see its recall in
    docs/benchmarks.md) or "auto", the default: "onnx" where it can run, else "torch" with a
    warning saying why. `$CHUNKING_BACKEND` sets the default.
@@ -176,7 +176,7 @@ class Embedder:
             return "onnx-int8" if wanted == "onnx-int8" else "onnx"
         if wanted != "auto":
             raise ValueError(f"backend {wanted!r} cannot run the model {self.name!r}: {reason}")
-        warnings.warn(f"embedding {self.name!r} with torch (about half the speed of ONNX Runtime): {reason}",
+        warnings.warn(f"embedding {self.name!r} with torch (slower than ONNX Runtime): {reason}",
                       stacklevel=2)
         return "torch"
 
