@@ -20,6 +20,7 @@ It does not look at the pieces' content; the sizer measures, the caller finds th
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from itertools import accumulate
 
@@ -120,6 +121,11 @@ class Measure:
         """Estimated length of the chunk spanning pieces[i..j]."""
         return self.prefix[j + 1] - self.prefix[i]
 
+    def last_within(self, first: int, low: int, high: int) -> int:
+        """The largest j in [low, high] with estimate(first, j) <= size (estimates are >= 0, so the prefix
+        sums ascend: one bisection, not a step per piece); `low` when none larger is within."""
+        return max(low, bisect_right(self.prefix, self.prefix[first] + self.size, low + 1, high + 2) - 2)
+
     def exact(self, i: int, j: int) -> int:
         """The real length of the text spanning pieces[i..j], cut out on its own."""
         return self.bound.count(self.pieces[i][0], self.pieces[j][1])
@@ -143,13 +149,11 @@ class Measure:
 
 def _pack_run(measure: Measure, begin: int, stop: int, overlap: int, split: Splitter) -> list[Span]:
     """Pack pieces[begin:stop], each estimated to fit; see the module docstring, steps 2 to 4."""
-    estimate, fits, pieces, size = measure.estimate, measure.fits, measure.pieces, measure.size
+    fits, pieces = measure.fits, measure.pieces
     chunks: list[Span] = []
     first, new = begin, begin  # the chunk's first piece; the first piece no chunk holds yet
     while new < stop:
-        last = new
-        while last + 1 < stop and estimate(first, last + 1) <= size:
-            last += 1
+        last = measure.last_within(first, new, stop - 1)
         if not fits(first, last):  # the estimate was short: give back new pieces, then overlap
             last = measure.last_fit(first, new, last - 1, down=True) if last > new else new - 1
             if last < new:
