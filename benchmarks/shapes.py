@@ -42,8 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "data" / "corpus"
 PARAGRAPHS_JOINED = 8
 DESCRIPTIONS = ("chonkie", "semchunk", "semantic-text-splitter", "langchain-text-splitters", "tiktoken", "numpy")
-CODE_MODULES = ("argparse.py", "difflib.py", "textwrap.py", "json/decoder.py", "json/encoder.py", "collections/__init__.py",
-                "dataclasses.py", "inspect.py", "typing.py", "pathlib.py", "functools.py", "tokenize.py")
+CODE_MODULES = ("argparse.py", "difflib.py", "textwrap.py", "json/decoder.py", "json/encoder.py",
+                "collections/__init__.py", "dataclasses.py", "inspect.py", "typing.py", "pathlib.py", "functools.py",
+                "tokenize.py")
 SPEAKERS = ("Ana", "Bram", "Chen", "Dara", "Emeka", "Farah", "Goran", "Hiro")
 _BLANK = re.compile(r"\n[ \t]*\n\s*")
 
@@ -100,7 +101,8 @@ def chat() -> str:
     rng, out, i, minute = random.Random(18), [], 0, 9 * 60
     while i < len(sentences):
         take = rng.choice((1, 1, 1, 2, 2, 3))
-        out.append(f"[{minute // 60 % 24:02d}:{minute % 60:02d}] {rng.choice(SPEAKERS)}: {' '.join(sentences[i : i + take])}")
+        said = " ".join(sentences[i : i + take])
+        out.append(f"[{minute // 60 % 24:02d}:{minute % 60:02d}] {rng.choice(SPEAKERS)}: {said}")
         i, minute = i + take, minute + rng.choice((0, 0, 1, 1, 2, 5))
     return "\n".join(out)
 

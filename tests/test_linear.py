@@ -97,3 +97,29 @@ def test_titles_and_markdown_skip_inline_parsing(monkeypatch):
 def test_heading_paths_are_short_whatever_the_headings(family):
     chunks = chunk(text(family), "markdown", chunk_size=64)
     assert max(len(c.context) for c in chunks) <= 6 * 210
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_sentence_scan_takes_one_match_per_end_mark_at_most(family):
+    from chunking.segment import _CANDIDATE, _MARKS
+
+    source = text(family)
+    matches = sum(1 for _ in _CANDIDATE.finditer(source))  # each match is one step of split_sentences' loop
+    assert matches <= sum(source.count(mark) for mark in _MARKS) + 2
+
+
+@pytest.mark.parametrize("separators", [("words",), ("sentences",), ("lines",)])
+def test_packing_grows_each_chunk_in_one_bisection_not_a_step_per_piece(separators, monkeypatch):
+    import chunking.packing as packing
+
+    searched = [0]
+
+    def bisect_right(*args):
+        searched[0] += 1
+        return real(*args)
+
+    real = packing.bisect_right
+    monkeypatch.setattr(packing, "bisect_right", bisect_right)
+    source = {"words": "a " * 50_000, "sentences": "A b. " * 20_000, "lines": "a b\n" * 25_000}[separators[0]]
+    chunks = chunk(source, "recursive", chunk_size=1000, unit="characters", separators=separators)
+    assert searched[0] <= len(chunks) + 1
