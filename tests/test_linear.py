@@ -123,3 +123,31 @@ def test_packing_grows_each_chunk_in_one_bisection_not_a_step_per_piece(separato
     source = {"words": "a " * 50_000, "sentences": "A b. " * 20_000, "lines": "a b\n" * 25_000}[separators[0]]
     chunks = chunk(source, "recursive", chunk_size=1000, unit="characters", separators=separators)
     assert searched[0] <= len(chunks) + 1
+
+
+class _Searched(str):
+    """Text that counts the searches a seam scan makes in it."""
+
+    searches = 0
+
+    def find(self, *args):
+        _Searched.searches += 1
+        return super().find(*args)
+
+    def rfind(self, *args):
+        _Searched.searches += 1
+        return super().rfind(*args)
+
+
+@pytest.mark.parametrize("source", ["\n " * 20_000, "\n\n\t" * 10_000, " 1" * 20_000, "\n 1 2\n" * 5_000,
+                                    "x" * 40_000])
+def test_a_token_count_searches_for_seams_a_bounded_number_of_times(source):
+    from chunking.counting import SEARCH_LIMIT, TokenCounter
+
+    text = _Searched(source)
+    counter = TokenCounter(text)
+    _Searched.searches = 0
+    spans = [(s, s + n) for s in range(1, len(text) - 5000, 997) for n in (3, 500, 4000)]
+    for start, end in spans:
+        counter.count(start, end)
+    assert _Searched.searches <= 4 * (SEARCH_LIMIT + 1) * len(spans)
