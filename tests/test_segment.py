@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from chunking.segment import split_lines, split_sentences, trim
+from chunking import segment
+from chunking.segment import split_lines, split_paragraphs, split_sentences, trim
 
 
 @pytest.mark.parametrize(("text", "spans"), [
@@ -39,3 +42,22 @@ def test_trim_drops_leading_and_trailing_whitespace_only(text, start, end, span)
 ])
 def test_sentences_after_marks_that_start_no_candidate(text, spans):
     assert split_sentences(text) == spans
+
+
+LINE_TEXTS = st.lists(st.sampled_from(["a", "b c", " ", "\t", "\f", "\v", "\n", "\n\n", " \n", "\u3000", "\x1c",
+                                       "\x85", "\u2028", "\r"]), max_size=40).map("".join)
+
+
+@given(LINE_TEXTS)
+@settings(max_examples=400, deadline=None, derandomize=True)
+def test_the_patterns_for_text_without_a_carriage_return_find_the_same_spans(text):
+    text = text.replace("\r", "")  # the fast patterns are used exactly when there is none
+    general = segment._spans_between(text, [m.end() for m in segment.BLANK_LINE.finditer(text)])
+    assert split_paragraphs(text) == general
+    assert split_lines(text) == [m.span() for m in segment.LINE_PIECE.finditer(text)]
+
+
+@pytest.mark.parametrize("text, paragraphs", [("a\r\n\r\nb", [(0, 1), (5, 6)]), ("a\r\nb\n\nc", [(0, 4), (6, 7)]),
+                                              ("a\r\rb", [(0, 1), (3, 4)])])
+def test_carriage_returns_still_break_lines(text, paragraphs):
+    assert split_paragraphs(text) == paragraphs
