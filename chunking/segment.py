@@ -86,19 +86,35 @@ def split_sentences(text: str) -> list[Span]:
     """Sentence spans of `text` (see the module docstring for the rules)."""
     cuts = []
     for m in _CANDIDATE.finditer(text):
-        kind, end = m.lastgroup, m.end()
-        if kind is None:
-            continue
-        if kind == "end":
-            if _ends_sentence(text, m.start(kind), end):
-                symbols = _SYMBOLS.match(text, end)  # "today! 🎉 Next" cuts after 🎉
-                cuts.append(symbols.end() if symbols else end)
-        elif kind == "line":
-            if _is_title_line(text, m.start(kind)):
-                cuts.append(end)
-        elif kind != "cjk" or m.group(kind)[-1] not in _CJK_CLOSERS or not _HIRAGANA.match(text, end):
-            cuts.append(end)  # not 「…。」と言った, where the quote is followed by a particle
+        kind = m.lastgroup
+        if kind is not None:
+            cut = _confirmed(text, kind, m.start(kind), m.end())
+            if cut is not None:
+                cuts.append(cut)
     return _spans_between(text, cuts)
+
+
+class SentenceEnds:
+    """The candidate sentence ends of `text`, found at once, each confirmed by the rules only when asked:
+    a packer that needs one end near where a chunk must stop confirms a few, not every one.
+
+    `ends[k]` is where candidate k's match ends; `cut(k)` is the cut `split_sentences` makes there, or
+    None. Cuts ascend with k (between two candidates lie no end marks), and `split_sentences(text)` is
+    the spans between every candidate's cut.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        found = [(m.lastgroup, m.start(m.lastgroup), m.end()) for m in _CANDIDATE.finditer(text) if m.lastgroup]
+        self.found, self.ends = found, [end for *_, end in found]
+        self.confirmed = 0  # how many candidates the rules were asked about (a work count for tests)
+        self._cuts: dict[int, int | None] = {}
+
+    def cut(self, k: int) -> int | None:
+        if k not in self._cuts:
+            self.confirmed += 1
+            self._cuts[k] = _confirmed(self.text, *self.found[k])
+        return self._cuts[k]
 
 
 def split_paragraphs(text: str) -> list[Span]:
@@ -147,6 +163,20 @@ def _spans_between(text: str, cuts: list[int]) -> list[Span]:
             spans.append((start, end))
         previous = max(previous, cut)
     return spans
+
+
+def _confirmed(text: str, kind: str, start: int, end: int) -> int | None:
+    """Where a candidate of `kind` (its group at `text[start:end]`) cuts the text, or None if it is no end."""
+    if kind == "end":
+        if not _ends_sentence(text, start, end):
+            return None
+        symbols = _SYMBOLS.match(text, end)  # "today! 🎉 Next" cuts after 🎉
+        return symbols.end() if symbols else end
+    if kind == "line":
+        return end if _is_title_line(text, start) else None
+    if kind != "cjk" or text[end - 1] not in _CJK_CLOSERS or not _HIRAGANA.match(text, end):
+        return end  # not 「…。」と言った, where the quote is followed by a particle
+    return None
 
 
 def _ends_sentence(text: str, start: int, end: int) -> bool:

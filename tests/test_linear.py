@@ -151,3 +151,41 @@ def test_a_token_count_searches_for_seams_a_bounded_number_of_times(source):
     for start, end in spans:
         counter.count(start, end)
     assert _Searched.searches <= 4 * (SEARCH_LIMIT + 1) * len(spans)
+
+
+@pytest.mark.parametrize("source", ["a. " * 10_000, "A. " * 10_000, "Hi. " * 10_000, "x" * 30_000, "Dr. " * 10_000,
+                                    "A b c d e f g h i j k l m n o p q r s t u v w x y z. " * 600, "!" * 30_000,
+                                    "Hi.\nthere " * 3_000])
+@pytest.mark.parametrize("size", [5, 100, 1000])
+def test_sentence_ends_are_confirmed_once_and_looked_at_a_bounded_number_of_times(source, size, monkeypatch):
+    import chunking.packing as packing
+    from chunking.segment import SentenceEnds
+
+    made: list[SentenceEnds] = []
+    looked = [0]
+
+    class Counted(SentenceEnds):
+        def __init__(self, text):
+            super().__init__(text)
+            made.append(self)
+
+        def cut(self, k):
+            looked[0] += 1
+            return super().cut(k)
+
+    monkeypatch.setattr(packing, "SentenceEnds", Counted)
+    chunks = chunk(source, "recursive", chunk_size=size, unit="characters", separators=("sentences", "words"))
+    candidates = sum(len(m.ends) for m in made)
+    assert sum(m.confirmed for m in made) <= candidates  # each candidate asked of the rules once at most
+    assert looked[0] <= 3 * candidates + len(chunks)
+
+
+def test_long_paragraphs_confirm_few_of_their_candidate_sentence_ends(monkeypatch):
+    import chunking.packing as packing
+    from chunking.segment import SentenceEnds
+
+    made: list[SentenceEnds] = []
+    monkeypatch.setattr(packing, "SentenceEnds", lambda text: made.append(SentenceEnds(text)) or made[-1])
+    source = " ".join(f"Sentence number {i} says a little more than the one before it." for i in range(3_000))
+    chunk(source, "recursive", chunk_size=1000, unit="characters")
+    assert sum(m.confirmed for m in made) <= sum(len(m.ends) for m in made) // 4
