@@ -120,7 +120,14 @@ class SentenceEnds:
 def split_paragraphs(text: str) -> list[Span]:
     """Paragraph spans: blocks separated by one or more blank (whitespace-only) lines."""
     blank = BLANK_LINE if "\r" in text else _BLANK_LINE_LF
-    return _spans_between(text, [m.end() for m in blank.finditer(text)])
+    # Each paragraph ends where its blank lines begin, so it is trimmed from a character that is
+    # seldom whitespace (the trailing blank lines are not scanned again).
+    starts, ends = [0], []
+    for m in blank.finditer(text):
+        ends.append(m.start())
+        starts.append(m.end())
+    ends.append(len(text))
+    return [span for span in (trim(text, a, b) for a, b in zip(starts, ends)) if span[0] < span[1]]
 
 
 def split_lines(text: str) -> list[Span]:
