@@ -3,12 +3,13 @@
 A chunker must prove every chunk fits, but encoding each candidate chunk again costs a
 second pass over the text (and more when a chunk is re-tried). The fact that saves it:
 1. Two places are boundaries of cl100k's pre-tokenizer in *any* text: a space followed by a
-   letter, and the end of a line break ("\n") followed by a character that is not whitespace.
-   The pattern has no look-behind; each of its alternatives either starts at such a space or
-   stops before it, and none takes a "\n" and then a non-whitespace character (letters refuse a
-   "\n" before them; punctuation takes line breaks only at its end; the rest is whitespace
-   only, and the pattern's whitespace lies within `str.isspace`). BPE never merges across such a
-   boundary, so a text's token count is the sum of the counts of its parts cut at these *seams*.
+   character that is not whitespace, and the end of a line break ("\n") followed by one. The
+   pattern has no look-behind, and none of its alternatives takes either pair: letters and
+   punctuation may start with that space but take no whitespace after their first character
+   (letters refuse a "\n" before them, punctuation takes line breaks only at its end), digits and
+   contractions take none, and a whitespace run leaves its last space to what follows or ends at
+   its last line break — the pattern's whitespace lying within `str.isspace`. BPE never merges
+   across these boundaries, the *seams*: a text's token count is the sum of its parts' counts.
 2. `TokenCounter` encodes a region once (the whole text, shared by every level of a
    recursive split). A span's count is the region's tokens between the span's first and last
    seam, plus its first and last word encoded alone — nothing to encode when the span starts
@@ -33,7 +34,7 @@ import numpy as np
 from chunking.tokens import PART_CHARS, count_tokens, token_boundaries
 
 Span = tuple[int, int]
-SEARCH_LIMIT = 32  # spaces before non-letters ("1 2 3 …"), or line breaks before whitespace, to skip
+SEARCH_LIMIT = 32  # spaces or line breaks before whitespace ("    "), to skip before encoding a span whole
 LINE_WINDOW = 512  # characters searched for a line seam from a span's edge (a table's rows are shorter)
 
 
@@ -81,7 +82,7 @@ class TokenCounter:
         text = self.text
         if text[offset - 1] == "\n":
             return not text[offset].isspace()
-        return text[offset] == " " and offset + 1 < self.end and text[offset + 1].isalpha()
+        return text[offset] == " " and offset + 1 < self.end and not text[offset + 1].isspace()
 
     def _boundary(self, offset: int) -> int:
         """Index of the token boundary at `offset` (the last one: earlier ones end mid-character)."""
@@ -113,19 +114,19 @@ def last_seam(text: str, first: int, end: int) -> int:
         at = text.rfind(" ", max(line, first + 1), at)
         if at == -1:
             break
-        if text[at + 1].isalpha():
+        if not text[at + 1].isspace():
             return at
     return line
 
 
 def _space_seam(text: str, start: int, stop: int) -> int | None:
-    """The first space in `text[start:stop]` followed by a letter (the letter may lie at `stop`)."""
+    """The first space in `text[start:stop]` followed by a non-whitespace character (which may lie at `stop`)."""
     at = start
     for _ in range(SEARCH_LIMIT):
         at = text.find(" ", at, stop)
         if at == -1:
             return None
-        if text[at + 1].isalpha():
+        if not text[at + 1].isspace():
             return at
         at += 1
     return None

@@ -73,27 +73,28 @@ def test_estimates_are_within_a_few_tokens_of_the_truth(corpus, split):
         assert max(abs(a - b) for a, b in zip(exact, estimates)) <= 3
 
 
-def test_seams_are_spaces_before_letters_inside_the_span():
-    text = "x 1 y. Zed and ok"
-    assert first_seam(text, 0, len(text)) == 3  # " y"; " 1" is not a seam
-    assert last_seam(text, 3, len(text)) == 14  # " ok"
-    assert first_seam(text, 0, 4) is None  # the letter after the space must lie in the span
+def test_seams_are_spaces_before_non_whitespace_inside_the_span():
+    text = "x   1 y. Zed and ok"
+    assert first_seam(text, 0, len(text)) == 3  # " 1"; the spaces before a space are not seams
+    assert last_seam(text, 3, len(text)) == 16  # " ok"
+    assert first_seam(text, 0, 4) is None  # the character after the space must lie in the span
     assert first_seam("漢字ひらがな", 0, 6) is None
 
 
 def test_a_line_break_before_a_non_whitespace_character_is_a_seam():
-    text = "| 1 | 2 |\n  | 3 |\n| 4 | 5 |\n\x1c6"
-    assert first_seam(text, 0, len(text)) == 18  # "| 4"; "\n  " is followed by whitespace
-    assert last_seam(text, 18, len(text)) == 18  # "\x1c" counts as whitespace (str.isspace), not a seam
-    assert first_seam(text, 0, 18) is None  # the character after the line break must lie in the span
-    assert TokenCounter(text)._cuts_at(18) and not TokenCounter(text)._cuts_at(10)
+    text = "|1|2|\n\t|3|\n|4|5|\n\x1c6"
+    assert first_seam(text, 0, len(text)) == 11  # "|4"; "\n\t" is followed by whitespace
+    assert last_seam(text, 11, len(text)) == 11  # "\x1c" counts as whitespace (str.isspace), not a seam
+    assert first_seam(text, 0, 11) is None  # the character after the line break must lie in the span
+    assert TokenCounter(text)._cuts_at(11) and not TokenCounter(text)._cuts_at(6)
 
 
-@pytest.mark.parametrize("before", ["x\n", "x \n", ". \n\n", "|\n", "x\r\n"])
-def test_every_non_whitespace_code_point_after_a_line_break_starts_a_new_pre_token(before):
-    """The one Unicode fact the line seam rests on, checked for every code point of the BMP
-    (1.1 M code points, all planes, were checked once the same way while writing this)."""
-    after = [chr(i) + chr(i) + "\n " for i in range(0x10000) if not 0xD800 <= i < 0xE000 and not chr(i).isspace()]
+@pytest.mark.parametrize("before", ["x\n", ". \n\n", "x\r\n", "x", "5 ", "x\n\u00a0"])
+def test_every_non_whitespace_code_point_after_a_seam_starts_a_new_pre_token(before):
+    """The one Unicode fact the seams rest on, checked for every code point of the BMP after a line
+    break or a space (all 1.1 M code points were checked once the same way while writing this)."""
+    joint = "" if before.endswith("\n") else " "
+    after = [joint + chr(i) * 2 + "\n " for i in range(0x10000) if not 0xD800 <= i < 0xE000 and not chr(i).isspace()]
     encoding = get_encoding()
     whole = encoding.encode_ordinary_batch([before + a for a in after], num_threads=2)
     alone = encoding.encode_ordinary_batch(after, num_threads=2)
