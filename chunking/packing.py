@@ -52,7 +52,7 @@ def descend(bound: Bound, start: int, end: int, size: int, overlap: int, levels:
         return []
     if not levels:
         return bound.windows(start, end, size, overlap, trim=True)
-    if levels[0] == "sentences" and bound.additive and not overlap:
+    if levels[0] == "sentences" and bound.additive and not overlap:  # the same spans, fewer sentence ends confirmed
         return _pack_sentences(bound, start, end, size, fallback(bound, size, overlap, levels[1:]))
     level = LEVELS[levels[0]] if isinstance(levels[0], str) else levels[0]
     pieces = shift(level(bound.text[start:end]), start)
