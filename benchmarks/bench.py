@@ -17,14 +17,20 @@
 5. Semantic: `semantic` on `--semantic-kb` of text against embedding every sentence once with MiniLM
    (embedding cache off), timed in turns; MiniLM's chunks/s by batch size, sorted by length or not;
    and its backends side by side (`benchmarks/embedding.py`: torch, ONNX, int8 — speed, vectors,
-   recall; with `--cold`, `chunking demo` and the notebooks timed cold on torch and on ONNX).
-6. Output: markdown tables on stdout; with `--out DIR` (default docs/) also DIR/benchmarks.md and
+   recall; with `--cold`, `chunking demo` and the notebooks timed cold on torch and on ONNX); and
+   `chunking index` on many small files (`benchmarks/many_files.py`, `--many-files`).
+6. Shapes (`--shapes`, default all; none with `--quick`): recursive by characters and by tokens beside the
+   peers on other shapes of real text (`benchmarks/shapes.py`: long-paragraph prose, lines without blank
+   lines, tables of numbers, code, chat, the docs), each repeated to every size as in 1; in each round
+   every case takes its turn on a shape, so ratios between cases are steadier than their MB/s.
+7. Output: markdown tables on stdout; with `--out DIR` (default docs/) also DIR/benchmarks.md and
    DIR/benchmarks.png; `--readme` refreshes the summary in README.md.
 
 It runs offline (network calls raise at once), tunes nothing, and reports a peer that fails instead of
 stopping. It does not run the peers' semantic chunkers. `make bench` installs the peers and runs it.
 
-    python benchmarks/bench.py [--sizes 1,10] [--repeat 5] [--text FILE] [--semantic-kb 150] [--quick]
+    python benchmarks/bench.py [--sizes 1,10] [--repeat 5] [--text FILE] [--semantic-kb 150] [--shapes all|none|a,b]
+                               [--quick]
 """
 
 from __future__ import annotations
@@ -67,7 +73,7 @@ FIXED, FIXED_CHARS = "fixed, 512 tokens", "fixed, 1000 characters"
 SENTENCE, RECURSIVE, RECURSIVE_CHARS = "sentence, 512 tokens", "recursive, 512 tokens", "recursive, 1000 characters"
 QUICK = {"sizes": "0.2", "repeat": 1, "memory": False, "semantic_kb": 2.0, "batch_sizes": "16", "torch_threads": 1,
          "recall": False, "many_files": "0", "pathological_sizes": "1000,10000",
-         "pathological_families": "dots,html-open-tags"}
+         "pathological_families": "dots,html-open-tags", "shapes": "none"}
 PEER_MODULES = {  # distribution → import name
     "langchain-text-splitters": "langchain_text_splitters",
     "chonkie": "chonkie",
@@ -142,7 +148,8 @@ def main(argv: list[str] | None = None) -> None:
     hostile = run_pathological(args) if args.pathological_sizes else []
     if args.many_files and "skipped" not in semantic:
         semantic["many_files"] = sibling("many_files").run(args.many_files)
-    report = Report(args, rows, semantic, machine(load_before, texts[args.sizes[0]], args), hostile)
+    shaped = run_shapes(args) if args.shapes else []
+    report = Report(args, rows, semantic, machine(load_before, texts[args.sizes[0]], args), hostile, shaped)
     print(report.markdown(page=False))
     if args.out:
         report.write(args.out)
@@ -174,6 +181,67 @@ def run_pathological(args: argparse.Namespace) -> list[dict]:
     families = list(module.FAMILIES) if families == ["all"] else families
     progress(f"pathological input: {len(families)} families at {args.pathological_sizes} characters")
     return module.run(families, list(module.targets()), tuple(args.pathological_sizes))
+
+
+# --- shapes of text -------------------------------------------------------------------------------------
+
+
+def shapes():
+    return sibling("shapes")
+
+
+SHAPE_TASKS = (RECURSIVE_CHARS, RECURSIVE)
+
+
+def run_shapes(args: argparse.Namespace) -> list[tuple[str, list[Row]]]:
+    """Each shape at every size: the recursive cases, ours and the peers', timed in turns (see `in_turns`)."""
+    found = []
+    for name in args.shapes:
+        base = shapes().base(name)
+        texts = {mb: build_text(mb, exact=args.exact_copies, base=base) for mb in args.sizes}
+        rows = [Row(case) for case in cases(peers=args.peers) if case.task in SHAPE_TASKS]
+        for row in rows:
+            row.error = missing(row.case)
+        progress(f"shape {name}: {len(base):,} characters repeated to {', '.join(f'{mb:g}' for mb in args.sizes)} MB")
+        in_turns(rows, texts, args.repeat)
+        found.append((name, rows))
+    return found
+
+
+def in_turns(rows: list[Row], texts: dict[float, str], repeat: int) -> None:
+    """Like `run_speed`, but in each round every case runs once at each size before any runs again, so a
+    change in the machine's load hits every case alike; a case that raises is reported and dropped."""
+    times: dict[int, dict[float, list[float]]] = {}
+    outputs: dict[int, dict[float, Any]] = {}
+    for k, row in enumerate(rows):
+        if not row.error:
+            try:
+                row.case.build()(next(iter(texts.values()))[:WARM_UP])
+                times[k], outputs[k] = {mb: [] for mb in texts}, {}
+            except Exception as error:
+                row.error = f"failed: {type(error).__name__}: {' '.join(str(error).split())[:200]}"
+    for _ in range(repeat):
+        for mb, text in texts.items():
+            for k in list(times):
+                run = rows[k].case.build()
+                outputs[k][mb] = None
+                gc.collect()
+                start = time.perf_counter()
+                try:
+                    outputs[k][mb] = run(text)
+                except Exception as error:
+                    rows[k].error = f"failed: {type(error).__name__}: {' '.join(str(error).split())[:200]}"
+                    del times[k]
+                    continue
+                times[k][mb].append(time.perf_counter() - start)
+    for k, by_size in times.items():
+        row = rows[k]
+        for mb, text in texts.items():
+            row.speed[mb] = len(text) / 1e6 / statistics.median(by_size[mb])
+            pieces = row.case.pieces(outputs[k][mb])
+            found = check(text, pieces, unit=row.case.unit, bound=row.case.size)
+            row.chunks[mb], row.check = len(pieces), found if row.check is None else row.check + found
+        progress(f"  {row.case.key}: " + ", ".join(f"{row.speed[mb]:.2f} MB/s at {mb:g} MB" for mb in texts))
 
 
 # --- the cases ------------------------------------------------------------------------------------------
@@ -325,12 +393,12 @@ def missing(case: Case) -> str:
 # --- text, timing, checks -------------------------------------------------------------------------------
 
 
-def build_text(megabytes: float, source: Path | None = None, exact: bool = False) -> str:
-    """`megabytes` million characters: `source` or the bundled English documents, repeated and cut to size;
-    each copy after the first varied (see `vary`) unless `exact`."""
-    if source:
+def build_text(megabytes: float, source: Path | None = None, exact: bool = False, base: str | None = None) -> str:
+    """`megabytes` million characters: `base`, `source` or the bundled English documents, repeated and cut
+    to size; each copy after the first varied (see `vary`) unless `exact`."""
+    if base is None and source:
         base = source.read_text(encoding="utf-8")
-    else:
+    elif base is None:
         english = [p for p in sorted(CORPUS.glob("*")) if p.suffix in (".md", ".txt") and "_ja" not in p.stem]
         base = "\n\n".join(p.read_text(encoding="utf-8") for p in english)
     if not base:
@@ -601,6 +669,7 @@ class Report:
     semantic: dict
     machine: dict
     pathological: list[dict] = field(default_factory=list)
+    shapes: list[tuple[str, list[Row]]] = field(default_factory=list)
 
     @property
     def measured(self) -> list[Row]:
@@ -612,9 +681,38 @@ class Report:
         parts += ["![MB/s per case, ours and the peers](benchmarks.png)", PEERS_NOTE] if page else []
         parts += ["## Targets (issue 6)", self.targets_table()]
         parts += ["## Semantic chunking and embedding", self.semantic_tables()]
+        if self.shapes:
+            parts += ["## Shapes of text (issue 18)", self.shapes_tables()]
         if self.pathological:
             parts += ["## Pathological input", self.pathological_tables()]
         return "\n\n".join(p for p in parts if p) + "\n"
+
+    def shapes_tables(self) -> str:
+        """Per shape: the recursive cases' MB/s and checks, and ours over the fastest peer per size."""
+        sizes = self.args.sizes
+        intro = ("Recursive chunking by characters (1000) and by cl100k tokens (512) beside the peers, on shapes of "
+                 "real text built by `benchmarks/shapes.py` (its docstring names every source), each repeated to "
+                 f"size as above; median of {self.args.repeat}, every case taking its turn in each round.")
+        lines = [["shape", "task", "implementation", *(f"{mb:g} MB, MB/s" for mb in sizes), "offsets true",
+                  "size bound"]]
+        verdicts = [["shape", "target", *(f"ours / fastest peer, {mb:g} MB" for mb in sizes), "fastest peer", "holds"]]
+        for name, rows in self.shapes:
+            measured = [row for row in rows if not row.error]
+            for row in measured:
+                lines.append([name, row.case.task, row.case.name, *(_number(row.speed[mb]) for mb in sizes),
+                              *check_cells(row.check, row.case)])
+            for task in SHAPE_TASKS:
+                if not any(r.case.task == task and r.case.name == "chunking" for r in measured):
+                    continue
+                ratios = [_over_fastest_peer(measured, task, mb) for mb in sizes]
+                fastest = _fastest_peer(measured, task, sizes[-1])
+                holds = "—" if None in ratios else "✓" if min(ratios) >= 1 else "✗"
+                verdicts.append([name, f"{task} ≥ the fastest peer",
+                                 *("—" if r is None else f"{r:.2f}×" for r in ratios),
+                                 fastest.case.name if fastest else "—", holds])
+        errors = [f"- {name}: {row.case.key}: {row.error}" for name, rows in self.shapes for row in rows if row.error]
+        return "\n\n".join([intro, table(lines), table(verdicts), *(["Not measured:\n\n" + "\n".join(errors)]
+                                                                      if errors else [])])
 
     def pathological_tables(self) -> str:
         module, sizes = pathological(), self.args.pathological_sizes
@@ -929,8 +1027,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="characters for the pathological families, comma-separated (0: skip)")
     parser.add_argument("--pathological-families",
                         help="comma-separated family names, or all (default: pathological.DEFAULT_FAMILIES, 25)")
+    parser.add_argument("--shapes", default="all",
+                        help="shapes of text (benchmarks/shapes.py) for the recursive cases: names, all or none")
     parser.add_argument("--quick", action="store_true",
-                        help="0.2 MB, 1 run, no memory, 2 KB semantic, 1 thread, two pathological families")
+                        help="0.2 MB, 1 run, no memory, 2 KB semantic, 1 thread, two pathological families, no shapes")
     parser.add_argument("--memory-case", help=argparse.SUPPRESS)  # the memory subprocess's side
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
@@ -945,6 +1045,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.pathological_sizes = [int(n) for n in str(args.pathological_sizes).split(",") if int(n) > 0]
     if args.pathological_families:
         args.pathological_families = args.pathological_families.split(",")
+    known = list(shapes().SHAPES)
+    args.shapes = known if args.shapes == "all" else [] if args.shapes == "none" else args.shapes.split(",")
+    if not set(args.shapes) <= set(known):
+        parser.error(f"--shapes must be all, none or names from {known}, got {','.join(args.shapes)}")
     if args.repeat < 1 or min(args.sizes) <= 0:
         parser.error(f"--repeat must be >= 1 and --sizes positive, got {args.repeat} and {args.sizes}")
     args.argv = argv

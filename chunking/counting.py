@@ -2,10 +2,14 @@
 
 A chunker must prove every chunk fits, but encoding each candidate chunk again costs a
 second pass over the text (and more when a chunk is re-tried). The fact that saves it:
-1. A space followed by a letter is a boundary of cl100k's pre-tokenizer in *any* text that
-   contains both characters: the pattern has no look-behind, and each of its alternatives
-   either starts at such a space or stops before it. BPE never merges across that boundary,
-   so a text's token count is the sum of the counts of its parts cut at these *seams*.
+1. Two places are boundaries of cl100k's pre-tokenizer in *any* text: a space followed by a
+   character that is not whitespace, and the end of a line break ("\n") followed by one. The
+   pattern has no look-behind, and none of its alternatives takes either pair: letters and
+   punctuation may start with that space but take no whitespace after their first character
+   (letters refuse a "\n" before them, punctuation takes line breaks only at its end), digits and
+   contractions take none, and a whitespace run leaves its last space to what follows or ends at
+   its last line break — the pattern's whitespace lying within `str.isspace`. BPE never merges
+   across these boundaries, the *seams*: a text's token count is the sum of its parts' counts.
 2. `TokenCounter` encodes a region once (the whole text, shared by every level of a
    recursive split). A span's count is the region's tokens between the span's first and last
    seam, plus its first and last word encoded alone — nothing to encode when the span starts
@@ -30,7 +34,8 @@ import numpy as np
 from chunking.tokens import PART_CHARS, count_tokens, token_boundaries
 
 Span = tuple[int, int]
-SEARCH_LIMIT = 32  # spaces before non-letters ("1 2 3 …") to skip before encoding a span whole
+SEARCH_LIMIT = 32  # spaces or line breaks before whitespace ("    "), to skip before encoding a span whole
+LINE_WINDOW = 512  # characters searched for a line seam from a span's edge (a table's rows are shorter)
 
 
 class TokenCounter:
@@ -74,7 +79,10 @@ class TokenCounter:
         """Does the region's encoding split at `offset` as any text would: its ends, or a seam?"""
         if offset in (self.start, self.end):
             return True
-        return self.text[offset] == " " and offset + 1 < self.end and self.text[offset + 1].isalpha()
+        text = self.text
+        if text[offset - 1] == "\n":
+            return not text[offset].isspace()
+        return text[offset] == " " and offset + 1 < self.end and not text[offset + 1].isspace()
 
     def _boundary(self, offset: int) -> int:
         """Index of the token boundary at `offset` (the last one: earlier ones end mid-character)."""
@@ -83,25 +91,55 @@ class TokenCounter:
 
 
 def first_seam(text: str, start: int, end: int) -> int | None:
-    """The first space in `text[start:end]` followed by a letter also in the span, or None."""
+    """A seam in `text[start:end]` followed by a character of the span — the first one, unless the
+    spaces or line breaks to skip ran out (`SEARCH_LIMIT`) or a line is long (`LINE_WINDOW`) — or None."""
+    line = _line_seam(text, start, min(end - 1, start + LINE_WINDOW))
+    space = _space_seam(text, start, end - 1 if line is None else line)  # only an earlier one helps
+    return line if space is None else space
+
+
+def last_seam(text: str, first: int, end: int) -> int:
+    """The last seam in `text[first:end]` (as far as `first_seam` looks), given `first`, a seam
+    (returned if no other is found)."""
+    line, at = first, end - 1
+    for _ in range(SEARCH_LIMIT):
+        at = text.rfind("\n", max(first, end - 1 - LINE_WINDOW), at)
+        if at == -1:
+            break
+        if not text[at + 1].isspace():
+            line = at + 1
+            break
+    at = end - 1  # then a space seam past it (`text[line]` is not whitespace unless `line` is `first`)
+    for _ in range(SEARCH_LIMIT):
+        at = text.rfind(" ", max(line, first + 1), at)
+        if at == -1:
+            break
+        if not text[at + 1].isspace():
+            return at
+    return line
+
+
+def _space_seam(text: str, start: int, stop: int) -> int | None:
+    """The first space in `text[start:stop]` followed by a non-whitespace character (which may lie at `stop`)."""
     at = start
     for _ in range(SEARCH_LIMIT):
-        at = text.find(" ", at, end - 1)
+        at = text.find(" ", at, stop)
         if at == -1:
             return None
-        if text[at + 1].isalpha():
+        if not text[at + 1].isspace():
             return at
         at += 1
     return None
 
 
-def last_seam(text: str, first: int, end: int) -> int:
-    """The last seam in `text[first:end]`, given `first`, the first one (returned if no other)."""
-    at = end - 1
+def _line_seam(text: str, start: int, stop: int) -> int | None:
+    """The offset after the first line break in `text[start:stop]` followed by a non-whitespace character."""
+    at = start
     for _ in range(SEARCH_LIMIT):
-        at = text.rfind(" ", first + 1, at)
+        at = text.find("\n", at, stop)
         if at == -1:
-            break
-        if text[at + 1].isalpha():
-            return at
-    return first
+            return None
+        if not text[at + 1].isspace():
+            return at + 1
+        at += 1
+    return None

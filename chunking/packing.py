@@ -20,10 +20,11 @@ It does not look at the pieces' content; the sizer measures, the caller finds th
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from itertools import accumulate
 
-from chunking.segment import LEVELS, Span, shift, trim
+from chunking.segment import LEVELS, SentenceEnds, Span, shift, trim
 from chunking.sizers import Bound, first_fitting, last_fitting
 
 Splitter = Callable[[Span], list[Span]]
@@ -51,6 +52,8 @@ def descend(bound: Bound, start: int, end: int, size: int, overlap: int, levels:
         return []
     if not levels:
         return bound.windows(start, end, size, overlap, trim=True)
+    if levels[0] == "sentences" and bound.additive and not overlap:  # the same spans, fewer sentence ends confirmed
+        return _pack_sentences(bound, start, end, size, fallback(bound, size, overlap, levels[1:]))
     level = LEVELS[levels[0]] if isinstance(levels[0], str) else levels[0]
     pieces = shift(level(bound.text[start:end]), start)
     if len(pieces) == 1:  # this level does not occur here: go one finer
@@ -120,6 +123,11 @@ class Measure:
         """Estimated length of the chunk spanning pieces[i..j]."""
         return self.prefix[j + 1] - self.prefix[i]
 
+    def last_within(self, first: int, low: int, high: int) -> int:
+        """The largest j in [low, high] with estimate(first, j) <= size (estimates are >= 0, so the prefix
+        sums ascend: one bisection, not a step per piece); `low` when none larger is within."""
+        return max(low, bisect_right(self.prefix, self.prefix[first] + self.size, low + 1, high + 2) - 2)
+
     def exact(self, i: int, j: int) -> int:
         """The real length of the text spanning pieces[i..j], cut out on its own."""
         return self.bound.count(self.pieces[i][0], self.pieces[j][1])
@@ -141,15 +149,62 @@ class Measure:
         return last + 1 - last_fitting(lambda k: self.exact(last + 1 - k, last) <= overlap, 0, last - first)
 
 
+def _pack_sentences(bound: Bound, start: int, end: int, size: int, split: Splitter) -> list[Span]:
+    """`pack` of the sentences of `text[start:end]` (trimmed), for a unit whose length is end - start,
+    without overlap: the same chunks, but each sentence end confirmed only where a chunk may stop.
+
+    Each chunk is the longest run of whole sentences from its first one that fits: the last confirmed
+    end at most `size` after the chunk's start, found by confirming candidates down from there. None:
+    the first sentence is longer than `size`, and runs to the first confirmed end after it (`split` cuts
+    it) — so a text of one sentence is `split` whole, as `descend` does when a level does not occur.
+    """
+    text = bound.text[start:end]
+    marks, chunks, previous = SentenceEnds(text), [], 0  # previous: the last cut made
+    while (first := trim(text, previous, len(text))[0]) < len(text):
+        if len(text) - first <= size:
+            chunks.append((start + first, start + len(text)))
+            break
+        stop = _last_end_within(marks, first, first + size)
+        if stop is None:  # the first sentence alone is too long: to its own end
+            cut = _next_cut(marks, first)
+            chunks += split((start + first, start + trim(text, first, cut)[1]))
+        else:
+            cut, last = stop
+            chunks.append((start + first, start + last))
+        previous = cut
+    return chunks
+
+
+def _last_end_within(marks: SentenceEnds, first: int, limit: int) -> tuple[int, int] | None:
+    """(cut, end of the sentence before it) for the last confirmed cut after `first` whose sentence
+    ends by `limit`, or None. A cut past `limit` can qualify only across whitespace (a line break)."""
+    text = marks.text
+    after = trim(text, limit, len(text))[0]  # a sentence ending by `limit` is cut by here
+    for k in range(bisect_right(marks.ends, after) - 1, bisect_right(marks.ends, first) - 1, -1):
+        cut = marks.cut(k)
+        if cut is not None and cut > first:
+            last = trim(text, first, cut)[1]
+            if last <= limit:
+                return cut, last
+    return None
+
+
+def _next_cut(marks: SentenceEnds, first: int) -> int:
+    """The first confirmed cut after `first`, or the text's end."""
+    for k in range(bisect_right(marks.ends, first), len(marks.ends)):
+        cut = marks.cut(k)
+        if cut is not None and cut > first:
+            return cut
+    return len(marks.text)
+
+
 def _pack_run(measure: Measure, begin: int, stop: int, overlap: int, split: Splitter) -> list[Span]:
     """Pack pieces[begin:stop], each estimated to fit; see the module docstring, steps 2 to 4."""
-    estimate, fits, pieces, size = measure.estimate, measure.fits, measure.pieces, measure.size
+    fits, pieces = measure.fits, measure.pieces
     chunks: list[Span] = []
     first, new = begin, begin  # the chunk's first piece; the first piece no chunk holds yet
     while new < stop:
-        last = new
-        while last + 1 < stop and estimate(first, last + 1) <= size:
-            last += 1
+        last = measure.last_within(first, new, stop - 1)
         if not fits(first, last):  # the estimate was short: give back new pieces, then overlap
             last = measure.last_fit(first, new, last - 1, down=True) if last > new else new - 1
             if last < new:

@@ -52,7 +52,13 @@ class Sizer:
 
 
 class Bound:
-    """A sizer bound to the text of one chunking call; what it learns (encodings, counts) dies with it."""
+    """A sizer bound to the text of one chunking call; what it learns (encodings, counts) dies with it.
+
+    `additive`: is a span's length its end minus its start (characters)? Then packing can find where
+    a chunk ends by offsets alone.
+    """
+
+    additive = False
 
     def __init__(self, sizer: Sizer, text: str) -> None:
         self.sizer, self.text = sizer, text
@@ -175,6 +181,8 @@ class Characters(Sizer):
 
 
 class _CharactersBound(Bound):
+    additive = True
+
     def estimate(self, spans: Sequence[Span]) -> list[int]:
         """Each span with the gap after it: a run of spans then estimates at its extent (or a gap more)."""
         ends = [max(end, following) for (_, end), (following, _) in zip(spans, spans[1:])]

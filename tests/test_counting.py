@@ -22,6 +22,8 @@ FRAGMENTS = [
     "a", "Ab", " the", "  word", "   x", "'s", "'ll", "’re", " 1234567", "12", ".", "...", "!?", "\n", "\n\n",
     "\r\n", "\t", " ", "  ", "\u00a0", "\u3000", "é", "e\u0301", "漢字", "ひらがな", "한국어", "ไทย", "עברית",
     "😀", "👨‍👩‍👧", " (", ")", '"', " —", "-", "_", "x²", " ½", "ǅ", " ß", "\x00", "\u2028",
+    # line seams: a line break before table cells, indentation, separators str.isspace counts as whitespace
+    "\n|", "| 1.25 ", ",", "\n ", "\r", "\x0b", "\x1c", "\x1f", "\x85", "\u2029", "\n\u3000", ".\n", "-\n",
 ]
 texts = st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=60).map("".join)
 
@@ -71,12 +73,45 @@ def test_estimates_are_within_a_few_tokens_of_the_truth(corpus, split):
         assert max(abs(a - b) for a, b in zip(exact, estimates)) <= 3
 
 
-def test_seams_are_spaces_before_letters_inside_the_span():
-    text = "x 1 y. Zed and ok"
-    assert first_seam(text, 0, len(text)) == 3  # " y"; " 1" is not a seam
-    assert last_seam(text, 3, len(text)) == 14  # " ok"
-    assert first_seam(text, 0, 4) is None  # the letter after the space must lie in the span
+def test_seams_are_spaces_before_non_whitespace_inside_the_span():
+    text = "x   1 y. Zed and ok"
+    assert first_seam(text, 0, len(text)) == 3  # " 1"; the spaces before a space are not seams
+    assert last_seam(text, 3, len(text)) == 16  # " ok"
+    assert first_seam(text, 0, 4) is None  # the character after the space must lie in the span
     assert first_seam("漢字ひらがな", 0, 6) is None
+
+
+def test_a_line_break_before_a_non_whitespace_character_is_a_seam():
+    text = "|1|2|\n\t|3|\n|4|5|\n\x1c6"
+    assert first_seam(text, 0, len(text)) == 11  # "|4"; "\n\t" is followed by whitespace
+    assert last_seam(text, 11, len(text)) == 11  # "\x1c" counts as whitespace (str.isspace), not a seam
+    assert first_seam(text, 0, 11) is None  # the character after the line break must lie in the span
+    assert TokenCounter(text)._cuts_at(11) and not TokenCounter(text)._cuts_at(6)
+
+
+@pytest.mark.parametrize("before", ["x\n", ". \n\n", "x\r\n", "x", "5 ", "x\n\u00a0"])
+def test_every_non_whitespace_code_point_after_a_seam_starts_a_new_pre_token(before):
+    """The one Unicode fact the seams rest on, checked for every code point of the BMP after a line
+    break or a space (all 1.1 M code points were checked once the same way while writing this)."""
+    joint = "" if before.endswith("\n") else " "
+    after = [joint + chr(i) * 2 + "\n " for i in range(0x10000) if not 0xD800 <= i < 0xE000 and not chr(i).isspace()]
+    encoding = get_encoding()
+    whole = encoding.encode_ordinary_batch([before + a for a in after], num_threads=2)
+    alone = encoding.encode_ordinary_batch(after, num_threads=2)
+    head = count_tokens(before)
+    assert [a for a, w, t in zip(after, whole, alone) if len(w) != head + len(t)] == []
+
+
+def test_table_rows_are_counted_from_the_region_without_encoding_them_again():
+    text = "\n".join(f"| {i} | {i * 7 % 100}.25 | {i % 13} |" for i in range(2000))
+    encoded: list[str] = []
+    counter = TokenCounter(text, encoded=lambda piece: encoded.append(piece) or count_tokens(piece))
+    rng = random.Random(5)
+    for _ in range(200):
+        start = rng.randrange(len(text) - 1)
+        end = rng.randrange(start + 1, len(text))
+        assert counter.count(start, end) == count_tokens(text[start:end])
+    assert max(map(len, encoded)) < 30  # at most a row's head or tail, never a span of rows
 
 
 def test_a_text_without_seams_is_simply_encoded():

@@ -97,3 +97,96 @@ def test_titles_and_markdown_skip_inline_parsing(monkeypatch):
 def test_heading_paths_are_short_whatever_the_headings(family):
     chunks = chunk(text(family), "markdown", chunk_size=64)
     assert max(len(c.context) for c in chunks) <= 6 * 210
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_sentence_scan_takes_one_match_per_end_mark_at_most(family):
+    from chunking.segment import _CANDIDATE, _MARKS
+
+    source = text(family)
+    matches = sum(1 for _ in _CANDIDATE.finditer(source))  # each match is one step of split_sentences' loop
+    assert matches <= sum(source.count(mark) for mark in _MARKS) + 2
+
+
+@pytest.mark.parametrize("separators", [("words",), ("sentences",), ("lines",)])
+def test_packing_grows_each_chunk_in_one_bisection_not_a_step_per_piece(separators, monkeypatch):
+    import chunking.packing as packing
+
+    searched = [0]
+
+    def bisect_right(*args):
+        searched[0] += 1
+        return real(*args)
+
+    real = packing.bisect_right
+    monkeypatch.setattr(packing, "bisect_right", bisect_right)
+    source = {"words": "a " * 50_000, "sentences": "A b. " * 20_000, "lines": "a b\n" * 25_000}[separators[0]]
+    chunks = chunk(source, "recursive", chunk_size=1000, unit="characters", separators=separators)
+    per_chunk = 2 if separators == ("sentences",) else 1  # `_pack_sentences`: the candidate ends from and to
+    assert searched[0] <= per_chunk * len(chunks) + 1
+
+
+class _Searched(str):
+    """Text that counts the searches a seam scan makes in it."""
+
+    searches = 0
+
+    def find(self, *args):
+        _Searched.searches += 1
+        return super().find(*args)
+
+    def rfind(self, *args):
+        _Searched.searches += 1
+        return super().rfind(*args)
+
+
+@pytest.mark.parametrize("source", ["\n " * 20_000, "\n\n\t" * 10_000, " 1" * 20_000, "\n 1 2\n" * 5_000,
+                                    "x" * 40_000])
+def test_a_token_count_searches_for_seams_a_bounded_number_of_times(source):
+    from chunking.counting import SEARCH_LIMIT, TokenCounter
+
+    text = _Searched(source)
+    counter = TokenCounter(text)
+    _Searched.searches = 0
+    spans = [(s, s + n) for s in range(1, len(text) - 5000, 997) for n in (3, 500, 4000)]
+    for start, end in spans:
+        counter.count(start, end)
+    assert _Searched.searches <= 4 * (SEARCH_LIMIT + 1) * len(spans)
+
+
+@pytest.mark.parametrize("source", ["a. " * 10_000, "A. " * 10_000, "Hi. " * 10_000, "x" * 30_000, "Dr. " * 10_000,
+                                    "A b c d e f g h i j k l m n o p q r s t u v w x y z. " * 600, "!" * 30_000,
+                                    "Hi.\nthere " * 3_000])
+@pytest.mark.parametrize("size", [5, 100, 1000])
+def test_sentence_ends_are_confirmed_once_and_looked_at_a_bounded_number_of_times(source, size, monkeypatch):
+    import chunking.packing as packing
+    from chunking.segment import SentenceEnds
+
+    made: list[SentenceEnds] = []
+    looked = [0]
+
+    class Counted(SentenceEnds):
+        def __init__(self, text):
+            super().__init__(text)
+            made.append(self)
+
+        def cut(self, k):
+            looked[0] += 1
+            return super().cut(k)
+
+    monkeypatch.setattr(packing, "SentenceEnds", Counted)
+    chunks = chunk(source, "recursive", chunk_size=size, unit="characters", separators=("sentences", "words"))
+    candidates = sum(len(m.ends) for m in made)
+    assert sum(m.confirmed for m in made) <= candidates  # each candidate asked of the rules once at most
+    assert looked[0] <= 3 * candidates + len(chunks)
+
+
+def test_long_paragraphs_confirm_few_of_their_candidate_sentence_ends(monkeypatch):
+    import chunking.packing as packing
+    from chunking.segment import SentenceEnds
+
+    made: list[SentenceEnds] = []
+    monkeypatch.setattr(packing, "SentenceEnds", lambda text: made.append(SentenceEnds(text)) or made[-1])
+    source = " ".join(f"Sentence number {i} says a little more than the one before it." for i in range(3_000))
+    chunk(source, "recursive", chunk_size=1000, unit="characters")
+    assert sum(m.confirmed for m in made) <= sum(len(m.ends) for m in made) // 4

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from chunking import count_tokens, recursive
 
 TEXT = "Para one, sentence one. Para one, sentence two.\n\nPara two is short.\n\nPara three."
@@ -54,3 +58,33 @@ def test_overlap_repeats_trailing_pieces():
     text = "One. Two. Three. Four. Five. Six."
     got = recursive.chunk(text, chunk_size=17, chunk_overlap=6, unit="characters")
     assert [c.text for c in got] == ["One. Two. Three.", "Three. Four.", "Four. Five. Six."]
+
+
+SENTENCE_BITS = ["A cat sat.", " It ran!", " Dr. Who", " e.g. this", " J. Smith", " U.S. The", " 1. Item", "\n- item",
+                 "\nTitle line\nNext", "\n\n", " ", "  ", "\n", " wordwordwordword", " x", "漢字。", "「はい。」と",
+                 " ok?", " today! 🎉 Next", "...", " …", " (see.) And", " No. 5", " etc. The"]
+sentence_texts = st.lists(st.sampled_from(SENTENCE_BITS), min_size=1, max_size=50).map("".join)
+
+
+@given(sentence_texts, st.integers(1, 120), st.sampled_from([("sentences", "words"), ("lines", "sentences"),
+                                                            ("sentences",), ("paragraphs", "sentences", "words")]))
+@settings(max_examples=300, deadline=None, derandomize=True)
+def test_sentences_packed_by_offsets_give_the_spans_of_packing_every_sentence(text, size, separators):
+    """By characters, sentence ends are confirmed only where a chunk may stop (`packing._pack_sentences`);
+    a callable unit measuring the same length packs every sentence of the piece: the same spans."""
+    def length(piece: str) -> int:
+        return len(piece)
+
+    by_offsets = recursive.chunk(text, chunk_size=size, unit="characters", separators=separators)
+    by_counting = recursive.chunk(text, chunk_size=size, unit=length, separators=separators)
+    assert [(c.start, c.end) for c in by_offsets] == [(c.start, c.end) for c in by_counting]
+
+
+@pytest.mark.parametrize("size", [3, 10, 40])
+def test_a_sentence_longer_than_the_chunk_is_cut_at_words_when_packed_by_offsets(size):
+    text = "Short one. " + "A long sentence of many words that never ends here " * 3 + "and then does. Tail."
+    spans = [(c.start, c.end) for c in recursive.chunk(text, chunk_size=size, unit="characters",
+                                                       separators=("sentences", "words"))]
+    assert spans == [(c.start, c.end) for c in recursive.chunk(text, chunk_size=size, unit=len,
+                                                                separators=("sentences", "words"))]
+    assert all(e - s <= size for s, e in spans)

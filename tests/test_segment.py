@@ -1,0 +1,63 @@
+"""chunking.segment: the spans of lines and the trim that every splitter shares, as golden spans."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chunking import segment
+from chunking.segment import split_lines, split_paragraphs, split_sentences, trim
+
+
+@pytest.mark.parametrize(("text", "spans"), [
+    ("", []),
+    ("one\ntwo", [(0, 3), (4, 7)]),
+    ("  one  \r\n\r\n two\r", [(2, 5), (12, 15)]),
+    ("a\x0bb\x85c\u2028d\n", [(0, 7)]),  # only CR and LF break lines; other whitespace stays inside
+    ("\t\n \n", []),
+    ("x" + " " * 40 + "\ny", [(0, 1), (42, 43)]),
+])
+def test_lines_are_trimmed_spans_between_line_breaks(text, spans):
+    assert split_lines(text) == spans
+
+
+@pytest.mark.parametrize(("text", "start", "end", "span"), [
+    ("  ab  ", 0, 6, (2, 4)),
+    ("ab", 0, 2, (0, 2)),
+    ("   ", 0, 3, (3, 3)),
+    ("a" + " " * 100, 0, 101, (0, 1)),  # trailing whitespace longer than the short tail stripped first
+    ("a b" + "\u3000" * 20 + "c  ", 1, 26, (2, 24)),
+    ("xx  yy", 2, 4, (4, 4)),
+])
+def test_trim_drops_leading_and_trailing_whitespace_only(text, start, end, span):
+    assert trim(text, start, end) == span
+
+
+@pytest.mark.parametrize(("text", "spans"), [
+    ("Wait... what?! Yes.", [(0, 14), (15, 19)]),  # lowercase after the ellipsis: one sentence
+    ("v1.2.3 ships.\nNext", [(0, 13), (14, 18)]),  # dots inside a word start no candidate
+    ("Done! 🎉 Next one.", [(0, 7), (8, 17)]),
+    ("...", [(0, 3)]),
+])
+def test_sentences_after_marks_that_start_no_candidate(text, spans):
+    assert split_sentences(text) == spans
+
+
+LINE_TEXTS = st.lists(st.sampled_from(["a", "b c", " ", "\t", "\f", "\v", "\n", "\n\n", " \n", "\u3000", "\x1c",
+                                       "\x85", "\u2028", "\r"]), max_size=40).map("".join)
+
+
+@given(LINE_TEXTS)
+@settings(max_examples=400, deadline=None, derandomize=True)
+def test_paragraphs_and_lines_are_the_spans_between_the_general_patterns_matches(text):
+    for case in (text, text.replace("\r", "")):  # the fast patterns are used when there is no "\r"
+        general = segment._spans_between(case, [m.end() for m in segment.BLANK_LINE.finditer(case)])
+        assert split_paragraphs(case) == general
+        assert split_lines(case) == [m.span() for m in segment.LINE_PIECE.finditer(case)]
+
+
+@pytest.mark.parametrize("text, paragraphs", [("a\r\n\r\nb", [(0, 1), (5, 6)]), ("a\r\nb\n\nc", [(0, 4), (6, 7)]),
+                                              ("a\r\rb", [(0, 1), (3, 4)])])
+def test_carriage_returns_still_break_lines(text, paragraphs):
+    assert split_paragraphs(text) == paragraphs
