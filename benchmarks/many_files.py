@@ -20,7 +20,6 @@ import argparse
 import os
 import random
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -67,14 +66,19 @@ def run(counts: list[int]) -> list[dict]:
                 shutil.copytree(exports, cache / "onnx")
             env = {**os.environ, "CHUNKING_CACHE_DIR": str(cache)}
             command = [sys.executable, "-m", "chunking", "index", str(folder), "--path", str(Path(tmp) / "store")]
-            seconds = []
+            seconds, peaks = [], []
             for _ in range(2):  # cold, then the same files again
                 start = time.perf_counter()
-                done = subprocess.run(command, env=env, capture_output=True, text=True)
-                seconds.append(time.perf_counter() - start)
-                if done.returncode != 0:
-                    raise RuntimeError(f"chunking index failed on {count} files: {done.stderr[-2000:]}")
-            peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # MB; the largest child so far
+                with tempfile.TemporaryFile() as errors:
+                    child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=errors)
+                    _, status, usage = os.wait4(child.pid, 0)  # this child's own peak, not the largest so far
+                    child.returncode = os.waitstatus_to_exitcode(status)
+                    seconds.append(time.perf_counter() - start)
+                    peaks.append(usage.ru_maxrss / 1024)  # kB on Linux
+                    if child.returncode != 0:
+                        errors.seek(0)
+                        raise RuntimeError(f"chunking index failed on {count} files: {errors.read()[-2000:]!r}")
+            peak = max(peaks)
             texts = [c.embed_text for c in chunk_documents(load_corpus(folder), "recursive", chunk_size=200)]
             start = time.perf_counter()
             floor_embedder.embed(texts)
