@@ -92,7 +92,9 @@ def exported(folder: str | Path, fingerprint: str, *, quantized: bool = False) -
         return target
     with _scratch(target) as scratch:
         report = _export(Path(folder), scratch)
-        (target.parent / "export.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+        notes = scratch.with_suffix(".json")  # whole or not at all, like the model: others may be reading it
+        notes.write_text(json.dumps(report, indent=1), encoding="utf-8")
+        os.replace(notes, target.parent / "export.json")
     return target
 
 
@@ -261,5 +263,5 @@ class _scratch:
         if kind is None:
             self.path.chmod(0o644)  # mkstemp makes it private; the model is not a secret
             os.replace(self.path, self.target)
-        for leftover in (self.path, self.path.with_suffix(".raw.onnx")):
+        for leftover in (self.path, self.path.with_suffix(".raw.onnx"), self.path.with_suffix(".json")):
             leftover.unlink(missing_ok=True)
