@@ -13,8 +13,9 @@ import dataclasses
 import functools
 import gc
 import inspect
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 
 from chunking import contextual, fixed, markdown, paragraph, parent_child, recursive, semantic, sentence, sliding
 from chunking.checks import check_chunks
@@ -22,8 +23,8 @@ from chunking.load import Document, load_corpus, load_document
 from chunking.tokens import count_tokens, get_encoding
 from chunking.types import Chunk
 
-__all__ = ["STRATEGIES", "Chunk", "Document", "check_chunks", "chunk", "chunk_document", "chunk_documents",
-           "count_tokens", "get_encoding", "load_corpus", "load_document", "takes"]
+__all__ = ["STRATEGIES", "Chunk", "Document", "check_chunks", "check_strategy", "chunk", "chunk_document",
+           "chunk_documents", "count_tokens", "get_encoding", "load_corpus", "load_document", "takes"]
 __version__ = "0.1.0"
 
 STRATEGIES: dict[str, Callable[..., list[Chunk]]] = {
@@ -46,6 +47,14 @@ def chunk(text: str, strategy: str = "recursive", **options) -> list[Chunk]:
     `unit` ("tokens" of cl100k_base, "characters", or a callable `str -> int`), `doc_id`.
     The garbage collector is paused while the strategy runs (see `collector_paused`).
     """
+    function = check_strategy(strategy, options)
+    with collector_paused():
+        return function(text, **options)
+
+
+def check_strategy(strategy: str, options: Mapping[str, Any]) -> Callable[..., list[Chunk]]:
+    """The strategy function named `strategy`, after checking that it takes every option in `options`
+    (a ValueError naming the strategies for an unknown name, a TypeError naming unknown options)."""
     if not isinstance(strategy, str) or strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {sorted(STRATEGIES)}, got {strategy!r}")
     function = STRATEGIES[strategy]
@@ -53,8 +62,7 @@ def chunk(text: str, strategy: str = "recursive", **options) -> list[Chunk]:
     unknown = sorted(set(options) - set(accepted))
     if unknown and not takes_any:
         raise TypeError(f"{strategy!r} got unknown option(s) {unknown}; its options are {list(accepted)}")
-    with collector_paused():
-        return function(text, **options)
+    return function
 
 
 def chunk_document(document: Document, strategy: str = "recursive", **options) -> list[Chunk]:

@@ -39,10 +39,7 @@ class ChunkingTextSplitter(TextSplitter):
     """
 
     def __init__(self, strategy: str = "recursive", *, add_start_index: bool = True, **options: Any) -> None:
-        if not isinstance(strategy, str) or strategy not in chunking.STRATEGIES:
-            raise ValueError(f"strategy must be one of {sorted(chunking.STRATEGIES)}, got {strategy!r}")
-        if unknown := sorted(o for o in options if not chunking.takes(strategy, o)):
-            raise TypeError(f"{strategy!r} got unknown option(s) {unknown}")
+        chunking.check_strategy(strategy, options)  # fail on construction, not on the first document
         if "doc_id" in options:
             raise TypeError("doc_id is not an option here: each Document is chunked on its own")
         size = options.get("chunk_size")

@@ -34,10 +34,7 @@ class ChunkingNodeParser(NodeParser):
     options: dict = Field(default_factory=dict, description="the strategy's keyword options")
 
     def __init__(self, strategy: str = "recursive", **options: Any) -> None:
-        if not isinstance(strategy, str) or strategy not in chunking.STRATEGIES:
-            raise ValueError(f"strategy must be one of {sorted(chunking.STRATEGIES)}, got {strategy!r}")
-        if unknown := sorted(o for o in options if not chunking.takes(strategy, o)):
-            raise TypeError(f"{strategy!r} got unknown option(s) {unknown}")
+        chunking.check_strategy(strategy, options)  # fail on construction, not on the first document
         if "doc_id" in options:
             raise TypeError("doc_id is not an option here: each node's id is its document id")
         super().__init__(strategy=strategy, options=options)
