@@ -229,22 +229,22 @@ class Embedder:
         return np.stack([found[k] for k in keys])
 
     def cached(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
-        """The vectors the cache holds under `keys` (made by `late_key`); empty when caching is off."""
+        """The vectors the cache holds under `keys` (made by `late_keys`); empty when caching is off."""
         found = self._cache.get(keys) if self._cache else {}
         return {k: np.frombuffer(v, dtype=np.float32) for k, v in found.items()}
 
     def keep(self, vectors: dict[str, np.ndarray]) -> None:
-        """Store vectors under keys made by `late_key` (nothing when caching is off)."""
+        """Store vectors under keys made by `late_keys` (nothing when caching is off)."""
         if self._cache:
             self._cache.put({k: np.asarray(v, dtype=np.float32).tobytes() for k, v in vectors.items()})
 
-    def late_key(self, document: str, start: int, end: int, window_pieces: int | None, overlap_pieces: int) -> str:
-        """The cache key of a late-chunking vector: this model, the whole document, the span, the windows.
-        (A `\x01` after the identity keeps these apart from the keys of texts embedded alone.)"""
+    def late_keys(self, document: str, spans: Sequence[tuple[int, int]], window_pieces: int | None,
+                  overlap_pieces: int) -> list[str]:
+        """The cache keys of late-chunking vectors: this model, the whole document (hashed once), each
+        span, the windows. (A `\x01` after the identity keeps them apart from the keys of texts embedded alone.)"""
         digest = hashlib.sha256(document.encode("utf-8", "surrogatepass")).hexdigest()
-        return hashlib.sha256(
-            f"{self.identity}\x01late\x00{window_pieces}\x00{overlap_pieces}\x00{digest}\x00{start}\x00{end}".encode()
-        ).hexdigest()
+        prefix = f"{self.identity}\x01late\x00{window_pieces}\x00{overlap_pieces}\x00{digest}"
+        return [hashlib.sha256(f"{prefix}\x00{start}\x00{end}".encode()).hexdigest() for start, end in spans]
 
     def embed_query(self, text: str) -> np.ndarray:
         """One vector for one query."""

@@ -9,7 +9,7 @@
    A chunk holding no piece (NULs, zero-width characters: the tokenizer drops them) is
    embedded on its own instead.
 3. The pooled vectors go to the embedder's on-disk cache, keyed by the model, the whole document,
-   the span and the windows (`Embedder.late_key`): the same chunks of the same document are not
+   the span and the windows (`Embedder.late_keys`): the same chunks of the same document are not
    computed twice. (Any other token embedder is simply not cached.)
 
 Why: a chunk embedded alone cannot tell what "It" or "the dam" refers to; here every chunk's
@@ -60,8 +60,9 @@ def embed_late(
     window_pieces = renamed("window", "window_pieces", window, window_pieces, None)
     overlap_pieces = renamed("overlap", "overlap_pieces", overlap, overlap_pieces, OVERLAP_PIECES)
     embedder = _token_embedder(resolve_embedder(embedder))
-    caching = callable(getattr(embedder, "late_key", None))
-    keys = [embedder.late_key(text, c.start, c.end, window_pieces, overlap_pieces) for c in chunks] if caching else []
+    caching = callable(getattr(embedder, "late_keys", None))
+    spans = [(c.start, c.end) for c in chunks]
+    keys = embedder.late_keys(text, spans, window_pieces, overlap_pieces) if caching else []
     found = embedder.cached(keys) if caching else {}
     if chunks and len(found) == len(set(keys)):
         return np.stack([found[k] for k in keys])
