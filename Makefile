@@ -31,7 +31,7 @@ results: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m ruff check chunking tests benchmarks data/eval
-	$(PY) -m pytest -n 2 --doctest-modules chunking tests
+	$(PY) -m pytest -n 2 --dist loadgroup --doctest-modules chunking tests
 	$(if $(NOTEBOOKS),$(PY) -m pytest -n 2 --dist loadfile --nbval $(NOTEBOOKS) --nbval-sanitize-with notebooks/nbval_sanitize.cfg)
 
 # Re-execute every notebook in place (commit the result; nbval then holds it to these outputs).

@@ -140,6 +140,10 @@ def run_index(args: argparse.Namespace) -> int:
     from chunking import store
     from chunking.embed import model_record
 
+    if args.engine == "ray":
+        return _index_on_ray(args)
+    if args.workers is not None or args.ray_address is not None:
+        raise Failure(f"--{'workers' if args.workers is not None else 'ray-address'} is an option of --engine ray")
     documents = _documents(args.paths, args.recursive, args.metadata)
     client, where = _connect(args.url, args.path, DEFAULT_STORE, timeout=args.timeout)
     try:
@@ -174,6 +178,35 @@ def run_index(args: argparse.Namespace) -> int:
     print(f"indexed {_count(len(documents), 'document')} as {_count(len(keep), 'chunk')} ({args.strategy}, "
           f"{args.chunk_size} {args.unit}, overlap {args.chunk_overlap}) into collection {args.collection!r} at "
           f"{where}: {written} written, {stale} stale removed, {points} in the collection")
+    return 0
+
+
+def _index_on_ray(args: argparse.Namespace) -> int:
+    """`index --engine ray`: the same points, written by Ray Data workers (`chunking.ray_index`)."""
+    from chunking import store
+
+    try:
+        from chunking import ray_index
+    except ImportError as error:
+        raise Failure(f"--engine ray needs Ray Data ({error}); install it with: pip install 'chunking[ray]'") from None
+    files = _files(args.paths, args.recursive)
+    url = args.url or (None if args.path else os.environ.get(store.URL_ENV))
+    folder = None if url else (args.path or DEFAULT_STORE).resolve()
+    if folder is not None:
+        _check_store_folder(folder, True)
+    options = _options(args, args.strategy)
+    embedder = _embedder(args)  # the backend is chosen (and the model exported) once, here, with any warning
+    try:
+        report = ray_index.index_files(
+            files, args.collection, strategy=args.strategy, options=options, metadata=args.metadata, url=url,
+            path=folder, timeout=args.timeout, recreate=args.recreate, model=args.model, backend=embedder.backend,
+            workers=args.workers, address=args.ray_address)
+    except ValueError as error:
+        raise Failure(f"{str(error).replace('recreate=True', '--recreate')} (at {url or folder})") from None
+    print(f"indexed {_count(report.documents, 'document')} as {_count(report.chunks, 'chunk')} ({args.strategy}, "
+          f"{args.chunk_size} {args.unit}, overlap {args.chunk_overlap}) into collection {args.collection!r} at "
+          f"{url or folder} on Ray ({_count(report.workers, 'worker')}): {report.written} written, "
+          f"{report.stale} stale removed, {report.points} in the collection")
     return 0
 
 
@@ -259,23 +292,27 @@ def run_demo(args: argparse.Namespace) -> int:
 
 
 def _documents(paths: list[Path], recursive: bool = False, metadata: dict | None = None) -> list:
-    """Each file, and each supported file in each folder (and its subfolders, with `recursive`); a
-    document's id is its path below the folder given, or a file's name; one id, one document."""
-    from chunking.load import load_corpus, load_document
+    """Each file of `_files`, loaded."""
+    from chunking.load import load_document
 
-    documents: dict = {}
+    return [load_document(path, doc_id=doc_id, metadata=metadata) for path, doc_id in _files(paths, recursive)]
+
+
+def _files(paths: list[Path], recursive: bool = False) -> list[tuple[Path, str]]:
+    """Each file, and each supported file in each folder (and its subfolders, with `recursive`), with
+    its document id: its path below the folder given, or a file's name; one id, one file."""
+    from chunking.load import corpus_files, readable_name
+
+    files: dict[str, Path] = {}
     for path in paths:
         if not path.exists():
             raise Failure(f"{str(path)!r} does not exist")
-        found = load_corpus(path, recursive=recursive, metadata=metadata) if path.is_dir() else [
-            load_document(path, metadata=metadata)]
-        for document in found:
-            known = documents.setdefault(document.doc_id, document)
-            if known.path.resolve() != document.path.resolve():
-                raise Failure(f"two documents have the id {document.doc_id!r} ({str(known.path)!r} and "
-                              f"{str(document.path)!r}): ids are file names (paths below a folder given), "
-                              "so rename one or give their folders instead")
-    return list(documents.values())
+        for file, doc_id in corpus_files(path, recursive=recursive) if path.is_dir() else [(path, readable_name(path))]:
+            known = files.setdefault(doc_id, file)
+            if known.resolve() != file.resolve():
+                raise Failure(f"two documents have the id {doc_id!r} ({str(known)!r} and {str(file)!r}): ids are "
+                              "file names (paths below a folder given), so rename one or give their folders instead")
+    return [(file, doc_id) for doc_id, file in files.items()]
 
 
 def _connect(url: str | None, path: Path | None, default: Path | None, *, create: bool = True, timeout: float):
@@ -652,6 +689,14 @@ def _parser() -> argparse.ArgumentParser:
     location(i)
     i.add_argument("--recreate", action="store_true",
                    help="delete the collection first (needed when it holds other vectors)")
+    i.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="local: this process (default); ray: Ray Data workers on this machine's cores, or on "
+                        "a Ray cluster (--ray-address); needs the ray extra")
+    i.add_argument("--workers", type=_positive_int, metavar="N",
+                   help="with --engine ray: model workers (default: one per CPU of the Ray cluster)")
+    i.add_argument("--ray-address", metavar="ADDRESS",
+                   help='with --engine ray: a running Ray cluster, e.g. "auto" or "ray://head:10001" (default '
+                        "$RAY_ADDRESS, else a Ray of this machine's cores started for the run)")
     i.set_defaults(resume="; run the same command again to finish (nothing is duplicated)")
 
     s = command("search", "print the chunks of a collection closest to a question", run_search)

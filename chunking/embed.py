@@ -69,10 +69,15 @@ def default_model_path() -> Path:
 
 
 @functools.cache
-def load_model(path: str | None = None, device: str = "cpu", backend: str = "torch"):
+def load_model(path: str | None = None, device: str = "cpu", backend: str = "torch", threads: int | None = None):
     """Load a sentence-transformers model from a local folder (default: bundled MiniLM), offline:
     a `SentenceTransformer` for backend "torch", a `chunking.onnx_model.OnnxModel` for "onnx" and
-    "onnx-int8" (exported to the cache folder on first use)."""
+    "onnx-int8" (exported to the cache folder on first use).
+
+    `threads`: the CPU threads the model computes with (default: every core). ONNX Runtime takes it
+    per model; torch has one process-wide setting, `torch.set_num_threads`, which this sets. Give it
+    when several processes share a machine's cores (`chunking.ray_index` runs one model per worker).
+    """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     folder = Path(path) if path else default_model_path()
@@ -86,8 +91,13 @@ def load_model(path: str | None = None, device: str = "cpu", backend: str = "tor
         from chunking.onnx_model import OnnxModel, exported
 
         fingerprint = folder_fingerprint(str(folder.resolve()))[:16]
-        return OnnxModel(folder, exported(folder, fingerprint, quantized=backend == "onnx-int8"))
+        return OnnxModel(folder, exported(folder, fingerprint, quantized=backend == "onnx-int8"), threads=threads)
     from sentence_transformers import SentenceTransformer
+
+    if threads is not None:
+        import torch
+
+        torch.set_num_threads(threads)
 
     try:
         return SentenceTransformer(str(folder), device=device)
@@ -103,6 +113,7 @@ class Embedder:
     gives the same vectors for the same text, so change it ("my-model@2") when the function
     changes. Without one, a callable's vectors are computed every time — two lambdas, or a
     function edited between runs, would otherwise share vectors on disk.
+    `threads` caps the CPU threads the model computes with (see `load_model`); the vectors do not change.
     """
 
     def __init__(
@@ -114,8 +125,10 @@ class Embedder:
         backend: str | None = None,
         batch_size: int = BATCH_SIZE,
         cache: bool | str | Path = True,
+        threads: int | None = None,
     ) -> None:
         self.batch_size = check_int("batch_size", batch_size)
+        self.threads = None if threads is None else check_int("threads", threads)
         backend = (os.environ.get(BACKEND_ENV) or "auto") if backend is None else backend
         if backend not in BACKENDS:
             source = f"${BACKEND_ENV}" if os.environ.get(BACKEND_ENV) == backend else "backend"
@@ -141,7 +154,8 @@ class Embedder:
         """The model (loaded on first use): a `SentenceTransformer` on torch, an `OnnxModel` on ONNX
         Runtime; None for a callable."""
         if self._model_arg is None or isinstance(self._model_arg, (str, Path)):
-            return load_model(None if self._model_arg is None else str(self._model_arg), self.device, self.backend)
+            return load_model(None if self._model_arg is None else str(self._model_arg), self.device, self.backend,
+                              self.threads)
         return None
 
     @property

@@ -168,6 +168,20 @@ def load_corpus(
     same name in different folders stay apart. `metadata` is added to every document: a mapping,
     or a function of the file's path that returns one.
     """
+    if not (metadata is None or isinstance(metadata, Mapping) or callable(metadata)):
+        raise TypeError(f"metadata must be a mapping, a function of the path, or None, got {type(metadata).__name__}")
+    documents = []
+    for path, doc_id in corpus_files(folder, suffixes=suffixes, recursive=recursive):
+        extra = metadata(path) if callable(metadata) else metadata
+        documents.append(load_document(path, doc_id=doc_id, metadata=extra))
+    return documents
+
+
+def corpus_files(
+    folder: str | os.PathLike, *, suffixes: tuple[str, ...] = SUPPORTED, recursive: bool = False
+) -> list[tuple[Path, str]]:
+    """The files `load_corpus` loads, with their document ids, without reading them: (path, doc_id)
+    pairs sorted by path. What a many-process indexer (`chunking.ray_index`) hands its workers."""
     folder = Path(folder)
     if isinstance(suffixes, str):
         raise TypeError(f"suffixes must be a tuple of suffixes such as ('.md',), got the str {suffixes!r}")
@@ -175,8 +189,6 @@ def load_corpus(
     if unknown := [s for s in suffixes if s not in SUPPORTED]:
         raise ValueError(f"suffixes {unknown} are not supported; supported suffixes are {SUPPORTED}")
     check_flag("recursive", recursive)
-    if not (metadata is None or isinstance(metadata, Mapping) or callable(metadata)):
-        raise TypeError(f"metadata must be a mapping, a function of the path, or None, got {type(metadata).__name__}")
     if not folder.is_dir():
         raise ValueError(f"folder {str(folder)!r} is not a directory")
     paths = sorted((p for p in _files(folder, recursive) if p.suffix.lower() in suffixes),
@@ -184,12 +196,7 @@ def load_corpus(
     if not paths:
         where = "or its subfolders " if recursive else ""
         raise ValueError(f"folder {str(folder)!r} {where}has no file with a suffix in {suffixes}")
-    documents = []
-    for path in paths:
-        extra = metadata(path) if callable(metadata) else metadata
-        doc_id = readable_name(path, path.relative_to(folder).as_posix())
-        documents.append(load_document(path, doc_id=doc_id, metadata=extra))
-    return documents
+    return [(path, readable_name(path, path.relative_to(folder).as_posix())) for path in paths]
 
 
 def _files(folder: Path, recursive: bool) -> Iterator[Path]:

@@ -104,8 +104,10 @@ class OnnxModel:
 
     device = "cpu"
 
-    def __init__(self, folder: str | Path, onnx_file: str | Path, settings: dict | None = None) -> None:
-        """`settings` (`max_seq_length`, `pooling`): default, what the export recorded beside `onnx_file`."""
+    def __init__(self, folder: str | Path, onnx_file: str | Path, settings: dict | None = None, *,
+                 threads: int | None = None) -> None:
+        """`settings` (`max_seq_length`, `pooling`): default, what the export recorded beside `onnx_file`.
+        `threads`: ONNX Runtime's threads within an operation (default: one per core)."""
         import onnxruntime
         from transformers import AutoTokenizer
 
@@ -116,6 +118,8 @@ class OnnxModel:
         self.max_seq_length, self.pooling = int(settings["max_seq_length"]), settings["pooling"]
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3  # warnings about unused initialisers are not the user's business
+        if threads is not None:
+            options.intra_op_num_threads = threads
         self.session = onnxruntime.InferenceSession(str(self.onnx_file), options, providers=["CPUExecutionProvider"])
         self.dim = int(self.session.get_outputs()[0].shape[-1])
 
