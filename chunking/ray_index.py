@@ -62,6 +62,10 @@ class Report:
     points: int  # points in the collection afterwards
     workers: int
     seconds: float  # building the pipeline to the last point written: workers' start-up in, Ray's own out
+    # Chunks embedded a second while the workers ran: from the first batch a worker began to the last one
+    # a worker finished (start-up and the last writes out): the rate that a bigger corpus approaches.
+    # None when nothing was embedded.
+    steady_rate: float | None
 
 
 def index_files(
@@ -160,11 +164,14 @@ def index_files(
         written_rows = embedded.map_batches(
             Write, batch_size=None, num_cpus=0, compute=ray.data.ActorPoolStrategy(size=workers if url else 1),
             **secret, fn_constructor_kwargs={"store": where})
-        keep, written = set(), 0
+        keep, written, first, last = set(), 0, float("inf"), float("-inf")
         for batch in written_rows.iter_batches(batch_size=None, batch_format="numpy"):
             keep.update(batch["id"].tolist())
             written += int(batch["written"].sum())
+            if batch["written"].any():
+                first, last = min(first, batch["began"].min()), max(last, batch["ended"].max())
         seconds, failure = time.perf_counter() - began, None
+        steady = written / (last - first) if written and last > first else None
     except Exception as error:
         failure = _user_error(error)
     finally:
@@ -180,7 +187,7 @@ def index_files(
     finally:
         client.close()
     return Report(documents=len(files), chunks=len(keep), written=written, stale=stale, points=points,
-                  workers=workers, seconds=seconds)
+                  workers=workers, seconds=seconds, steady_rate=steady)
 
 
 def read_and_chunk(batch: dict[str, np.ndarray], strategy: str, options: dict, metadata: dict) -> dict:
@@ -216,6 +223,7 @@ class Embed:
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         from chunking import store
 
+        began = time.time()  # wall clock: workers of a cluster share it, not a monotonic clock
         if self.chunker is not None:
             batch = read_and_chunk(batch, **self.chunker)
         chunks = batch["chunk"].tolist()
@@ -226,7 +234,9 @@ class Embed:
         vectors = np.zeros((len(chunks), self.embedder.dim), dtype=np.float32)
         if fresh:
             vectors[fresh] = self.embedder.embed([chunks[i].embed_text for i in fresh])
-        return {"chunk": batch["chunk"], "vector": vectors, "fresh": np.isin(np.arange(len(chunks)), fresh)}
+        times = np.full(len(chunks), began), np.full(len(chunks), time.time())
+        return {"chunk": batch["chunk"], "vector": vectors, "fresh": np.isin(np.arange(len(chunks)), fresh),
+                "began": times[0], "ended": times[1]}
 
 
 class Write:
@@ -248,7 +258,8 @@ class Write:
         fresh = np.flatnonzero(batch["fresh"])
         if len(fresh):
             store.index(self.client, self.collection, [batch["chunk"][i] for i in fresh], batch["vector"][fresh])
-        return {"id": np.array([c.id for c in batch["chunk"]], dtype=str), "written": batch["fresh"]}
+        return {"id": np.array([c.id for c in batch["chunk"]], dtype=str), "written": batch["fresh"],
+                "began": batch["began"], "ended": batch["ended"]}
 
 
 def _digests(client, collection: str, doc_ids: Sequence[str]) -> dict[str, str]:
