@@ -32,10 +32,12 @@ Taught in notebook 12.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import os
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -289,18 +291,34 @@ def start(address: str | None = None) -> None:
 
     address = address or os.environ.get("RAY_ADDRESS") or None
     # Ray's C++ core logs to the terminal; among other things, that every Ray Data worker keeps its
-    # arguments in the object store (ray-project/ray#53727): true, and not the user's business.
+    # arguments in the object store (ray-project/ray#53727): true, and not the user's business. Only
+    # fatal errors, then; the one line announcing that level, written while Ray starts, is dropped.
     os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
-    if address is None:
-        ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False,
-                 logging_level=logging.CRITICAL)
-    else:
-        ray.init(address=address, log_to_driver=False, logging_level=logging.CRITICAL)
+    with _stderr_dropped():
+        if address is None:
+            ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False,
+                     logging_level=logging.CRITICAL)
+        else:
+            ray.init(address=address, log_to_driver=False, logging_level=logging.CRITICAL)
     context = ray.data.DataContext.get_current()
     context.enable_progress_bars = False
     context.print_on_execution_start = False
     for name in ("ray", "ray.data"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+@contextlib.contextmanager
+def _stderr_dropped():
+    """The process's standard error (file descriptor 2, where C++ code writes) goes nowhere for a while."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _reopen(url: str | None, path, timeout: float):
