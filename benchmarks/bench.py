@@ -73,7 +73,7 @@ FIXED, FIXED_CHARS = "fixed, 512 tokens", "fixed, 1000 characters"
 SENTENCE, RECURSIVE, RECURSIVE_CHARS = "sentence, 512 tokens", "recursive, 512 tokens", "recursive, 1000 characters"
 QUICK = {"sizes": "0.2", "repeat": 1, "memory": False, "semantic_kb": 2.0, "batch_sizes": "16", "torch_threads": 1,
          "recall": False, "many_files": "0", "pathological_sizes": "1000,10000",
-         "pathological_families": "dots,html-open-tags", "shapes": "none"}
+         "pathological_families": "dots,html-open-tags", "shapes": "none", "many_documents": 0}
 PEER_MODULES = {  # distribution → import name
     "langchain-text-splitters": "langchain_text_splitters",
     "chonkie": "chonkie",
@@ -149,7 +149,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.many_files and "skipped" not in semantic:
         semantic["many_files"] = sibling("many_files").run(args.many_files)
     shaped = run_shapes(args) if args.shapes else []
-    report = Report(args, rows, semantic, machine(load_before, texts[args.sizes[0]], args), hostile, shaped)
+    many = sibling("many_documents").run(args.many_documents, repeat=args.repeat) if args.many_documents else []
+    report = Report(args, rows, semantic, machine(load_before, texts[args.sizes[0]], args), hostile, shaped, many)
     print(report.markdown(page=False))
     if args.out:
         report.write(args.out)
@@ -181,6 +182,14 @@ def run_pathological(args: argparse.Namespace) -> list[dict]:
     families = list(module.FAMILIES) if families == ["all"] else families
     progress(f"pathological input: {len(families)} families at {args.pathological_sizes} characters")
     return module.run(families, list(module.targets()), tuple(args.pathological_sizes))
+
+
+MANY_DOCUMENTS_NOTE = (
+    "Documents per second on many documents of about 2,000 characters (`benchmarks/many_documents.py`; its "
+    "docstring says how they are made): ours through `chunk_documents` in one process, the peers through their "
+    "own many-texts paths (chonkie's `chunk_batch`, semchunk with a process per core, semantic-text-splitter's "
+    "`chunk_all_indices` on Rust threads, LangChain's `create_documents`). Target (issue 18): at least the "
+    "fastest peer that has the strategy.")
 
 
 # --- shapes of text -------------------------------------------------------------------------------------
@@ -670,6 +679,7 @@ class Report:
     machine: dict
     pathological: list[dict] = field(default_factory=list)
     shapes: list[tuple[str, list[Row]]] = field(default_factory=list)
+    documents: list[dict] = field(default_factory=list)
 
     @property
     def measured(self) -> list[Row]:
@@ -683,6 +693,9 @@ class Report:
         parts += ["## Semantic chunking and embedding", self.semantic_tables()]
         if self.shapes:
             parts += ["## Shapes of text (issue 18)", self.shapes_tables()]
+        if self.documents:
+            parts += ["## Many small documents (issue 18)", MANY_DOCUMENTS_NOTE, sibling("many_documents").markdown(
+                self.documents)]
         if self.pathological:
             parts += ["## Pathological input", self.pathological_tables()]
         return "\n\n".join(p for p in parts if p) + "\n"
@@ -1019,6 +1032,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="also time `chunking demo` and the notebooks cold, on torch and on ONNX (~15 min)")
     parser.add_argument("--many-files", default="1000,5000",
                         help="`chunking index` on this many small files, comma-separated (0: skip)")
+    parser.add_argument("--many-documents", type=int, default=10_000,
+                        help="documents of ~2,000 characters for the many-documents table (0: skip)")
     parser.add_argument("--no-peers", dest="peers", action="store_false", help="only the floor and chunking")
     parser.add_argument("--no-memory", dest="memory", action="store_false", help="skip the memory subprocesses")
     parser.add_argument("--out", type=Path, help="folder for benchmarks.md and .png (default docs/; --quick: none)")
