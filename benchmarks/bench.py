@@ -186,10 +186,10 @@ def run_pathological(args: argparse.Namespace) -> list[dict]:
 
 MANY_DOCUMENTS_NOTE = (
     "Documents per second on many documents of about 2,000 characters (`benchmarks/many_documents.py`; its "
-    "docstring says how they are made): ours through `chunk_documents` in one process, the peers through their "
-    "own many-texts paths (chonkie's `chunk_batch`, semchunk with a process per core, semantic-text-splitter's "
-    "`chunk_all_indices` on Rust threads, LangChain's `create_documents`). Target (issue 18): at least the "
-    "fastest peer that has the strategy.")
+    "docstring says how they are made): ours through `chunk_documents` in one process and with `workers` = the "
+    "cores, the peers through their own many-texts paths (chonkie's `chunk_batch`, semchunk with a process per "
+    "core, semantic-text-splitter's `chunk_all_indices` on Rust threads, LangChain's `create_documents`). "
+    "Target (issue 18): at least the fastest peer that has the strategy.")
 
 
 # --- shapes of text -------------------------------------------------------------------------------------

@@ -88,11 +88,30 @@ def chunk_document(document: Document, strategy: str = "recursive", **options) -
     return [dataclasses.replace(c, metadata={**c.metadata, **document.chunk_metadata(c.start, c.end)}) for c in chunks]
 
 
-def chunk_documents(documents: Iterable[Document], strategy: str = "recursive", **options) -> Iterator[Chunk]:
-    """Chunk many documents with one strategy, yielding each one's chunks as they are made (see
-    `chunk_document`). One document at a time: this is where work spread over cores will plug in."""
-    for document in documents:
-        yield from chunk_document(document, strategy, **options)
+def chunk_documents(
+    documents: Iterable[Document], strategy: str = "recursive", *, workers: int = 1, **options
+) -> Iterator[Chunk]:
+    """Chunk many documents with one strategy, yielding each one's chunks, in document order, as they
+    are made (see `chunk_document`).
+
+    `workers` > 1 chunks in that many processes (`chunking.parallel`): the same chunks, sooner for
+    strategies that count tokens once there are a few thousand documents (by characters, one process
+    is faster). A strategy given a model (`embedder`) runs in this process only.
+    """
+    from chunking.options import check_int
+
+    check_int("workers", workers)
+    if workers == 1:
+        for document in documents:
+            yield from chunk_document(document, strategy, **options)
+        return
+    check_strategy(strategy, options)  # before any process starts
+    if "embedder" in options:
+        raise ValueError(f"workers must be 1 for a strategy given an embedder (its model loads once per "
+                         f"process), got {workers}")
+    from chunking.parallel import chunk_in_processes
+
+    yield from chunk_in_processes(documents, strategy, options, workers)
 
 
 def takes(strategy: str, option: str) -> bool:

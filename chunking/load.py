@@ -76,6 +76,10 @@ class Document:
         object.__setattr__(self, "metadata", MappingProxyType(check_metadata(self.metadata)))
         object.__setattr__(self, "pages", tuple(self.pages))
 
+    def __reduce__(self):
+        """Pickled as its fields, the metadata as a plain dict (pickle cannot take the frozen view)."""
+        return Document, (self.doc_id, self.text, self.title, self.path, self.kind, self.pages, dict(self.metadata))
+
     def page_range(self, start: int, end: int) -> tuple[int, int] | None:
         """The first and last page (1-based) that `text[start:end]` lies on; None without pages."""
         if not self.pages:

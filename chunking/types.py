@@ -50,6 +50,12 @@ class Chunk:
         frozen = MappingProxyType(dict(self.metadata)) if self.metadata else NO_METADATA
         object.__setattr__(self, "metadata", frozen)
 
+    def __reduce__(self):
+        """Pickled as its fields, the metadata as a plain dict (pickle cannot take the frozen view):
+        how chunks come back from worker processes (`chunking.parallel`)."""
+        return Chunk, (self.text, self.start, self.end, self.index, self.strategy, self.doc_id, self.context,
+                       dict(self.metadata))
+
     @property
     def embed_text(self) -> str:
         """What the embedder sees: the context (if any) above the source text."""

@@ -22,6 +22,7 @@ from chunking.tokens import count_tokens
 from tests.test_cli import run
 from tests.test_load import tiny_pdf
 
+CORPUS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "corpus")
 docx = pytest.importorskip("docx", reason="python-docx is in the retrieval extra")
 
 
@@ -448,3 +449,67 @@ def test_merging_measures_each_span_a_bounded_number_of_times():
     merged = merge_small(spans, bound, 20, 4)
     assert all(b - a >= 4 for a, b in merged[:-1])
     assert len(calls) <= 3 * len(spans) and sum(calls) <= 20 * 3 * len(spans)
+
+
+# --- many documents in worker processes ------------------------------------------------------------------
+
+STRUCTURAL = [("fixed", {}), ("fixed", {"unit": "characters", "chunk_size": 300}), ("sentence", {}),
+              ("paragraph", {}), ("markdown", {}), ("sliding", {"overlap_fraction": 0.25}), ("recursive", {}),
+              ("parent_child", {}), ("contextual", {})]
+
+
+@pytest.mark.parametrize(("strategy", "options"), STRUCTURAL)
+def test_workers_make_the_chunks_one_process_makes(strategy, options):
+    """Every chunk, its metadata and its order, whatever the number of processes."""
+    docs = load_corpus(CORPUS, metadata={"team": "ops", "tags": ["a", {"b": 1}]})
+    options = {"chunk_size": 120, **options}
+    alone = list(chunk_documents(docs, strategy, **options))
+    shared = list(chunk_documents(docs, strategy, workers=2, **options))
+    assert shared == alone
+    assert [dict(c.metadata) for c in shared] == [dict(c.metadata) for c in alone]
+
+
+def test_a_chunk_and_a_document_survive_pickling():
+    import pickle
+
+    document = Document("a.md", "# A\n\nOne.", "A", kind="markdown", pages=(0,), metadata={"team": {"x": [1]}})
+    assert pickle.loads(pickle.dumps(document)) == document
+    assert dict(pickle.loads(pickle.dumps(document)).metadata) == {"team": {"x": [1]}}
+    for c in chunk_document(document, "markdown"):
+        back = pickle.loads(pickle.dumps(c))
+        assert back == c and dict(back.metadata) == dict(c.metadata)
+        with pytest.raises(TypeError):
+            back.metadata["title"] = "changed"  # still frozen
+
+
+def test_workers_read_a_stream_of_documents_as_they_chunk_it(monkeypatch):
+    """At most two batches per worker are out: the first chunk comes before the stream is read to its end."""
+    from chunking import parallel
+
+    monkeypatch.setattr(parallel, "BATCH_CHARS", 1)  # one document a batch
+    pulled = []
+
+    def stream():
+        for k in range(200):
+            pulled.append(k)
+            yield Document(f"d{k}", f"Note {k}. The pump was serviced.", "")
+
+    chunks = chunk_documents(stream(), "sentence", workers=2, chunk_size=50)
+    first = next(chunks)
+    assert first.doc_id == "d0" and len(pulled) <= 2 * 2 + 1
+    assert [c.doc_id for c in [first, *chunks]] == [f"d{k}" for k in range(200)]
+
+
+def test_bad_workers_and_what_workers_cannot_take_are_named(toy_embedder):
+    docs = load_corpus(CORPUS)[:2]
+    for value in (0, -1, 1.5, "2"):
+        with pytest.raises(ValueError, match=rf"workers must be an int >= 1, got {re.escape(repr(value))}"):
+            list(chunk_documents(docs, "fixed", workers=value))
+    with pytest.raises(ValueError, match=r"workers must be 1 for a strategy given an embedder .* got 2"):
+        list(chunk_documents(docs, "semantic", workers=2, embedder=toy_embedder))
+    with pytest.raises(TypeError, match=r"unknown option\(s\) \['size'\]"):
+        list(chunk_documents(docs, "fixed", workers=2, size=3))
+    with pytest.raises(TypeError, match=r"documents must hold chunking.Document objects .* got str"):
+        list(chunk_documents(["just text"], "fixed", workers=2))
+    with pytest.raises(ValueError, match=r"chunk_size must be > 0, got -5"):  # raised in a worker
+        list(chunk_documents(docs, "fixed", workers=2, chunk_size=-5))
