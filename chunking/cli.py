@@ -183,12 +183,14 @@ def run_index(args: argparse.Namespace) -> int:
 
 def _index_on_ray(args: argparse.Namespace) -> int:
     """`index --engine ray`: the same points, written by Ray Data workers (`chunking.ray_index`)."""
+    import importlib.util
+
     from chunking import store
 
-    try:
-        from chunking import ray_index
-    except ImportError as error:
-        raise Failure(f"--engine ray needs Ray Data ({error}); install it with: pip install 'chunking[ray]'") from None
+    if importlib.util.find_spec("ray") is None:
+        raise Failure("--engine ray needs Ray Data, which is not installed: pip install 'chunking[ray]'")
+    from chunking import ray_index
+
     files = _files(args.paths, args.recursive)
     url = args.url or (None if args.path else os.environ.get(store.URL_ENV))
     folder = None if url else (args.path or DEFAULT_STORE).resolve()

@@ -111,7 +111,7 @@ def index_files(
         check_int("workers", workers)
     if threads is not None:
         check_int("threads", threads)
-    files = [(str(p), str(d)) for p, d in files]
+    files = [(os.path.abspath(p), str(d)) for p, d in files]  # every node reads the paths the driver sees
     if not files:
         raise ValueError("files must hold at least one (path, doc_id) pair, got none")
     if len({d for _, d in files}) != len(files):
