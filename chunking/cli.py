@@ -152,10 +152,8 @@ def run_index(args: argparse.Namespace) -> int:
         if takes(args.strategy, "embedder"):
             options["embedder"] = embedder  # model-based strategies share the index's embedder
         try:
-            record = model_record(embedder)
-            known = not args.recreate and client.collection_exists(args.collection)
-            if not (known and store.check_model(client, args.collection, record)):  # else: written by this model
-                store.ensure_collection(client, args.collection, embedder.dim, model=record, recreate=args.recreate)
+            store.ensure_collection(client, args.collection, lambda: embedder.dim, model=model_record(embedder),
+                                    recreate=args.recreate)
         except ValueError as error:
             raise Failure(f"{str(error).replace('recreate=True', '--recreate')} (at {where})") from None
         # In batches: memory stays flat in the number of files, and each batch is in the store before
@@ -175,27 +173,27 @@ def run_index(args: argparse.Namespace) -> int:
         points = client.count(args.collection, exact=True).count
     finally:
         client.close()
-    print(f"indexed {_count(len(documents), 'document')} as {_count(len(keep), 'chunk')} ({args.strategy}, "
+    _print_indexed(args, len(documents), len(keep), where, written, stale, points)
+    return 0
+
+
+def _print_indexed(args: argparse.Namespace, documents: int, chunks: int, where: str, written: int, stale: int,
+                   points: int) -> None:
+    print(f"indexed {_count(documents, 'document')} as {_count(chunks, 'chunk')} ({args.strategy}, "
           f"{args.chunk_size} {args.unit}, overlap {args.chunk_overlap}) into collection {args.collection!r} at "
           f"{where}: {written} written, {stale} stale removed, {points} in the collection")
-    return 0
 
 
 def _index_on_ray(args: argparse.Namespace) -> int:
     """`index --engine ray`: the same points, written by Ray Data workers (`chunking.ray_index`)."""
     import importlib.util
 
-    from chunking import store
-
     if importlib.util.find_spec("ray") is None:
         raise Failure("--engine ray needs Ray Data, which is not installed: pip install 'chunking[ray]'")
     from chunking import ray_index
 
     files = _files(args.paths, args.recursive)
-    url = args.url or (None if args.path else os.environ.get(store.URL_ENV))
-    folder = None if url else (args.path or DEFAULT_STORE).resolve()
-    if folder is not None:
-        _check_store_folder(folder, True)
+    url, folder = _location(args.url, args.path, DEFAULT_STORE)
     options = _options(args, args.strategy)
     embedder = _embedder(args)  # the backend is chosen (and the model exported) once, here, with any warning
     try:
@@ -205,10 +203,8 @@ def _index_on_ray(args: argparse.Namespace) -> int:
             workers=args.workers, address=args.ray_address)
     except ValueError as error:
         raise Failure(f"{str(error).replace('recreate=True', '--recreate')} (at {url or folder})") from None
-    print(f"indexed {_count(report.documents, 'document')} as {_count(report.chunks, 'chunk')} ({args.strategy}, "
-          f"{args.chunk_size} {args.unit}, overlap {args.chunk_overlap}) into collection {args.collection!r} at "
-          f"{url or folder} on Ray ({_count(report.workers, 'worker')}): {report.written} written, "
-          f"{report.stale} stale removed, {report.points} in the collection")
+    where = f"{url or folder} on Ray ({_count(report.workers, 'worker')})"
+    _print_indexed(args, report.documents, report.chunks, where, report.written, report.stale, report.points)
     return 0
 
 
@@ -323,20 +319,32 @@ def _connect(url: str | None, path: Path | None, default: Path | None, *, create
     `timeout` is each server request's deadline in seconds (`store.connect`)."""
     from chunking import store
 
-    url = url or (None if path else os.environ.get(store.URL_ENV))
+    url, folder = _location(url, path, default, create=create)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if url:
             client, where = store.connect(url=url, timeout=timeout), url
-        elif path is None and default is None:
+        elif folder is None:
             client, where = store.connect(":memory:", use_env=False), "memory"
         else:
-            folder = (path or default).resolve()
-            _check_store_folder(folder, create)
             client, where = store.connect(folder, use_env=False), str(folder)  # a folder flag beats $QDRANT_URL
     for warning in caught:  # e.g. a client/server version mismatch: one line each, not a stack
         print(f"chunking: warning: {one_line(warning.message)}", file=sys.stderr)
     return client, where
+
+
+def _location(url: str | None, path: Path | None, default: Path | None, *, create: bool = True
+              ) -> tuple[str | None, Path | None]:
+    """(url, None) for a server: `url`, else $QDRANT_URL unless `path` is given; else (None, folder):
+    `path`, else `default`, checked; (None, None) when both are None (in memory)."""
+    from chunking import store
+
+    url = url or (None if path else os.environ.get(store.URL_ENV))
+    if url or (path is None and default is None):
+        return url or None, None
+    folder = (path or default).resolve()
+    _check_store_folder(folder, create)
+    return None, folder
 
 
 def _check_store_folder(folder: Path, create: bool) -> None:

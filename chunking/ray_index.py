@@ -33,8 +33,6 @@ Taught in notebook 12.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import logging
 import os
 import sys
@@ -125,10 +123,9 @@ def index_files(
 
     client = store.connect(url=url, timeout=timeout) if url else store.connect(path, use_env=False)
     try:
-        record = model_record(embedder)
-        if recreate or not client.collection_exists(collection) or not store.check_model(client, collection, record):
-            store.ensure_collection(client, collection, embedder.dim, model=record, recreate=recreate)
-        held = None if url else _digests(client, collection, [d for _, d in files])
+        store.ensure_collection(client, collection, lambda: embedder.dim, model=model_record(embedder),
+                                recreate=recreate)
+        held = None if url else store.payloads(client, collection, [d for _, d in files])
     finally:
         client.close()
 
@@ -209,7 +206,7 @@ class Embed:
     they are. One model per worker, loaded once, when the actor starts. Given a `chunker` (a strategy
     that needs the model), its batches are files, which it reads and chunks first."""
 
-    def __init__(self, embedder: dict, store: dict, held: dict[str, str] | None, chunker: dict | None) -> None:
+    def __init__(self, embedder: dict, store: dict, held: dict[str, dict] | None, chunker: dict | None) -> None:
         from chunking.embed import Embedder
 
         self.embedder = Embedder(embedder["model"], backend=embedder["backend"], cache=embedder["cache"],
@@ -232,7 +229,7 @@ class Embed:
         if self.held is None:
             fresh = store.changed(self.client, self.collection, chunks)
         else:
-            fresh = [i for i, c in enumerate(chunks) if self.held.get(c.id) != _digest(store.payload(c))]
+            fresh = store.differing(self.held, chunks)
         vectors = np.zeros((len(chunks), self.embedder.dim), dtype=np.float32)
         if fresh:
             vectors[fresh] = self.embedder.embed([chunks[i].embed_text for i in fresh])
@@ -262,24 +259,6 @@ class Write:
             store.index(self.client, self.collection, [batch["chunk"][i] for i in fresh], batch["vector"][fresh])
         return {"id": np.array([c.id for c in batch["chunk"]], dtype=str), "written": batch["fresh"],
                 "began": batch["began"], "ended": batch["ended"]}
-
-
-def _digests(client, collection: str, doc_ids: Sequence[str]) -> dict[str, str]:
-    """Point id -> digest of its payload, for every point of these documents (what a worker compares)."""
-    from qdrant_client import models
-
-    only = models.Filter(must=[models.FieldCondition(key="doc_id", match=models.MatchAny(any=list(doc_ids)))])
-    held, offset = {}, None
-    while doc_ids:
-        points, offset = client.scroll(collection, scroll_filter=only, limit=1000, offset=offset, with_payload=True)
-        held.update({str(p.id): _digest(p.payload) for p in points})
-        if offset is None:
-            break
-    return held
-
-
-def _digest(payload: Mapping) -> str:
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
 def start(address: str | None = None) -> None:

@@ -24,8 +24,6 @@ Span = tuple[int, int]
 
 NEWLINE = r"(?:\r\n|\r(?!\n)|\n)"  # CRLF is one line break, never two
 BLANK_LINE = re.compile(rf"{NEWLINE}(?:[ \t\f\v]*{NEWLINE})+")
-LINE_BREAK = re.compile(NEWLINE)
-WHITESPACE = re.compile(r"\s+")
 # A line's trimmed span: from its first to its last non-whitespace character (re's \s is str.isspace).
 LINE_PIECE = re.compile(r"\S(?:[^\r\n]*\S)?")
 # The same two for text without a "\r" (most text): a blank line then starts with one literal

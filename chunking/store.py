@@ -29,7 +29,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,18 +100,24 @@ def collection_name(corpus: str, strategy: str, options: Mapping[str, object]) -
 
 
 def ensure_collection(
-    client, name: str, dim: int, *, model: Mapping[str, str] | None = None, recreate: bool = False
+    client, name: str, dim: int | Callable[[], int], *, model: Mapping[str, str] | None = None,
+    recreate: bool = False
 ) -> None:
     """Create the collection, or check that an existing one has the same vectors.
 
     `model` (`chunking.embed.model_record`: name and fingerprint) is recorded in the collection's
     metadata; an existing collection written by another model is an error (see `check_model`), one
     written before models were recorded adopts it. A mismatch is an error, and nothing is deleted
-    unless `recreate=True`.
+    unless `recreate=True`. `dim` may be a function, asked only when it is needed: a collection that
+    records this very model holds its vectors, so re-indexing into it loads no model to learn the size.
     """
     from qdrant_client import models
 
-    if client.collection_exists(name):
+    exists = client.collection_exists(name)
+    if exists and not recreate and model is not None and check_model(client, name, model) is not None:
+        return  # written by this model
+    dim = dim() if callable(dim) else dim
+    if exists:
         vectors = client.get_collection(name).config.params.vectors
         dense = vectors.get(DENSE) if isinstance(vectors, dict) else None
         same = dense is not None and dense.size == dim and dense.distance == models.Distance.COSINE
@@ -177,7 +183,24 @@ def changed(client, name: str, chunks: Sequence[Chunk]) -> list[int]:
     for lo in range(0, len(chunks), 1000):
         ids = [c.id for c in chunks[lo : lo + 1000]]
         stored.update({str(p.id): p.payload for p in client.retrieve(name, ids, with_payload=True)})
+    return differing(stored, chunks)
+
+
+def differing(stored: Mapping[str, Mapping], chunks: Sequence[Chunk]) -> list[int]:
+    """Positions of the chunks whose point is not in `stored` (point id -> payload) as they are."""
     return [i for i, c in enumerate(chunks) if stored.get(c.id) != payload(c)]
+
+
+def payloads(client, name: str, doc_ids: Sequence[str]) -> dict[str, dict]:
+    """Point id -> payload of every point of these documents (`differing` compares chunks with them)."""
+    found, offset = {}, None
+    while doc_ids:
+        points, offset = client.scroll(name, scroll_filter=_of_documents(doc_ids), limit=1000, offset=offset,
+                                       with_payload=True)
+        found.update({str(p.id): p.payload for p in points})
+        if offset is None:
+            break
+    return found
 
 
 def remove_stale(client, name: str, doc_ids: Sequence[str], keep: set[str]) -> int:
@@ -186,10 +209,10 @@ def remove_stale(client, name: str, doc_ids: Sequence[str], keep: set[str]) -> i
 
     if not doc_ids:
         return 0
-    only = models.Filter(must=[models.FieldCondition(key="doc_id", match=models.MatchAny(any=list(doc_ids)))])
     stale, offset = [], None
     while True:
-        points, offset = client.scroll(name, scroll_filter=only, limit=1000, offset=offset, with_payload=False)
+        points, offset = client.scroll(name, scroll_filter=_of_documents(doc_ids), limit=1000, offset=offset,
+                                       with_payload=False)
         stale += [p.id for p in points if str(p.id) not in keep]
         if offset is None:
             break
@@ -231,6 +254,13 @@ def search(client, name: str, vector: np.ndarray, *, k: int = 5, doc_id: str | N
         query_filter=document_filter(doc_id), with_payload=True,
     )
     return ranked(response.points)
+
+
+def _of_documents(doc_ids: Sequence[str]):
+    """A filter for the points of these documents."""
+    from qdrant_client import models
+
+    return models.Filter(must=[models.FieldCondition(key="doc_id", match=models.MatchAny(any=list(doc_ids)))])
 
 
 def document_filter(doc_id: str | None):
