@@ -328,55 +328,61 @@ def langchain_splitter(cls_name: str, chunk_size: int | None = None):
     """A LangChain splitter with start indices; sized in cl100k tokens unless `chunk_size` is in characters."""
 
     def build():
-        import langchain_text_splitters
-
-        cls = getattr(langchain_text_splitters, cls_name)
-        options = {"chunk_overlap": 0, "add_start_index": True}
-        if chunk_size is not None:
-            splitter = cls(chunk_size=chunk_size, **options)
-        elif cls_name == "TokenTextSplitter":
-            splitter = cls(encoding_name="cl100k_base", chunk_size=512, **options)
-        else:
-            splitter = cls.from_tiktoken_encoder(encoding_name="cl100k_base", chunk_size=512, **options)
+        splitter = made_langchain(cls_name, chunk_size)
         return lambda text: splitter.create_documents([text])
 
     return build
 
 
+def made_langchain(cls_name: str, chunk_size: int | None = None):
+    """The LangChain splitter object itself (`many_documents.py` calls it on many texts)."""
+    import langchain_text_splitters
+
+    cls = getattr(langchain_text_splitters, cls_name)
+    options = {"chunk_overlap": 0, "add_start_index": True}
+    if chunk_size is not None:
+        return cls(chunk_size=chunk_size, **options)
+    if cls_name == "TokenTextSplitter":
+        return cls(encoding_name="cl100k_base", chunk_size=512, **options)
+    return cls.from_tiktoken_encoder(encoding_name="cl100k_base", chunk_size=512, **options)
+
+
 def chonkie_chunker(cls_name: str, chunk_size: int | None = None, **options):
     """A chonkie chunker: characters when `chunk_size` is given, else our cl100k `Encoding` object
     (the name "cl100k_base" makes chonkie fetch a tokenizer from the Hugging Face hub)."""
+    return lambda: made_chonkie(cls_name, chunk_size, **options).chunk
 
-    def build():
-        import chonkie
 
-        sizing = {"chunk_size": chunk_size} if chunk_size else {"tokenizer": get_encoding(), "chunk_size": 512}
-        return getattr(chonkie, cls_name)(**sizing, **options).chunk
+def made_chonkie(cls_name: str, chunk_size: int | None = None, **options):
+    import chonkie
 
-    return build
+    sizing = {"chunk_size": chunk_size} if chunk_size else {"tokenizer": get_encoding(), "chunk_size": 512}
+    return getattr(chonkie, cls_name)(**sizing, **options)
 
 
 def semchunk_chunker(counter: Callable[[str], int] | None, chunk_size: int):
     def build():
-        import semchunk
-
-        chunker = semchunk.chunkerify(counter or get_encoding(), chunk_size)  # memoizes: built fresh per run
+        chunker = made_semchunk(counter, chunk_size)  # memoizes: built fresh per run
         return lambda text: chunker(text, offsets=True)
 
     return build
 
 
+def made_semchunk(counter: Callable[[str], int] | None, chunk_size: int):
+    import semchunk
+
+    return semchunk.chunkerify(counter or get_encoding(), chunk_size)
+
+
 def text_splitter(tiktoken_model: str | None, chunk_size: int):
     """semantic-text-splitter; its Rust tiktoken-rs has cl100k built in ("gpt-4"), so it needs no download."""
+    return lambda: made_text_splitter(tiktoken_model, chunk_size).chunk_indices
 
-    def build():
-        from semantic_text_splitter import TextSplitter
 
-        if tiktoken_model:
-            return TextSplitter.from_tiktoken_model(tiktoken_model, chunk_size).chunk_indices
-        return TextSplitter(chunk_size).chunk_indices
+def made_text_splitter(tiktoken_model: str | None, chunk_size: int):
+    from semantic_text_splitter import TextSplitter
 
-    return build
+    return TextSplitter.from_tiktoken_model(tiktoken_model, chunk_size) if tiktoken_model else TextSplitter(chunk_size)
 
 
 def llamaindex_sentences():

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import bench  # noqa: E402
 import shapes  # noqa: E402
 
-from chunking import chunk_documents, get_encoding  # noqa: E402
+from chunking import chunk_documents  # noqa: E402
 from chunking.load import Document  # noqa: E402
 
 CORES = os.cpu_count() or 1
@@ -85,10 +85,7 @@ def peers() -> dict[str, list[tuple[str, Callable[[], Callable[[list[str]], obje
 
     def chonkie(cls_name: str, chunk_size: int | None = None, **options):
         def build():
-            import chonkie
-
-            sizing = {"chunk_size": chunk_size} if chunk_size else {"tokenizer": get_encoding(), "chunk_size": 512}
-            chunker = getattr(chonkie, cls_name)(**sizing, **options)
+            chunker = bench.made_chonkie(cls_name, chunk_size, **options)
             quiet = {"show_progress": False} if "show_progress" in inspect.signature(chunker.chunk_batch).parameters \
                 else {}
             return lambda texts: chunker.chunk_batch(texts, **quiet)
@@ -97,37 +94,16 @@ def peers() -> dict[str, list[tuple[str, Callable[[], Callable[[list[str]], obje
 
     def semchunk(counter, chunk_size: int):
         def build():
-            import semchunk
-
-            chunker = semchunk.chunkerify(counter or get_encoding(), chunk_size)
+            chunker = bench.made_semchunk(counter, chunk_size)
             return lambda texts: chunker(texts, processes=CORES, offsets=True)[0]  # (chunks, offsets) per text
 
         return build
 
     def splitter(model: str | None, chunk_size: int):
-        def build():
-            from semantic_text_splitter import TextSplitter
-
-            chunker = TextSplitter.from_tiktoken_model(model, chunk_size) if model else TextSplitter(chunk_size)
-            return chunker.chunk_all_indices
-
-        return build
+        return lambda: bench.made_text_splitter(model, chunk_size).chunk_all_indices
 
     def langchain(cls_name: str, chunk_size: int | None = None):
-        def build():
-            import langchain_text_splitters
-
-            cls = getattr(langchain_text_splitters, cls_name)
-            options = {"chunk_overlap": 0, "add_start_index": True}
-            if chunk_size is not None:
-                made = cls(chunk_size=chunk_size, **options)
-            elif cls_name == "TokenTextSplitter":
-                made = cls(encoding_name="cl100k_base", chunk_size=512, **options)
-            else:
-                made = cls.from_tiktoken_encoder(encoding_name="cl100k_base", chunk_size=512, **options)
-            return made.create_documents
-
-        return build
+        return lambda: bench.made_langchain(cls_name, chunk_size).create_documents
 
     return {
         bench.FIXED: [("chonkie TokenChunker chunk_batch", chonkie("TokenChunker")),
