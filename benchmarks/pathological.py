@@ -20,6 +20,7 @@ Tests count work on the same families (tests/test_linear.py); this file only tim
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import sys
 import time
@@ -260,13 +261,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="characters, comma-separated")
     parser.add_argument("--families", help="comma-separated family names, or all (default: DEFAULT_FAMILIES)")
-    parser.add_argument("--targets", help="comma-separated target names (default: all)")
+    parser.add_argument("--targets", help="comma-separated target names (default: all), e.g. "
+                        "'sentence,recursive, characters'")
     parser.add_argument("--limit", type=float, default=LIMIT, help="seconds one call may take")
     args = parser.parse_args(argv)
     sizes = tuple(int(s) for s in args.sizes.split(","))
     families = list(FAMILIES) if args.families == "all" else args.families.split(",") if args.families else list(
         DEFAULT_FAMILIES)
-    names = args.targets.split(",") if args.targets else list(targets())
+    # Names hold ", " ("recursive, characters"): only a comma without a space after it separates two.
+    names = re.split(r",(?! )", args.targets) if args.targets else list(targets())
+    unknown = [n for n in names if n not in targets()] + [f for f in families if f not in FAMILIES]
+    if unknown:
+        parser.error(f"unknown target or family {unknown[0]!r}; targets: {', '.join(targets())}; "
+                     f"families: {', '.join(FAMILIES)}")
     rows = run(families, names, sizes, args.limit, progress=lambda line: print(line, flush=True))
     flagged = superlinear(rows)
     print(f"\n{len(rows)} cases, {len(flagged)} superlinear (growth > {SUPERLINEAR:g})")

@@ -164,38 +164,15 @@ def _pack_sentences(bound: Bound, start: int, end: int, size: int, split: Splitt
         if len(text) - first <= size:
             chunks.append((start + first, start + len(text)))
             break
-        stop = _last_end_within(marks, first, first + size)
+        stop = marks.last_within(first, first + size)
         if stop is None:  # the first sentence alone is too long: to its own end
-            cut = _next_cut(marks, first)
+            cut = marks.next_cut(first)
             chunks += split((start + first, start + trim(text, first, cut)[1]))
         else:
             cut, last = stop
             chunks.append((start + first, start + last))
         previous = cut
     return chunks
-
-
-def _last_end_within(marks: SentenceEnds, first: int, limit: int) -> tuple[int, int] | None:
-    """(cut, end of the sentence before it) for the last confirmed cut after `first` whose sentence
-    ends by `limit`, or None. A cut past `limit` can qualify only across whitespace (a line break)."""
-    text = marks.text
-    after = trim(text, limit, len(text))[0]  # a sentence ending by `limit` is cut by here
-    for k in range(bisect_right(marks.ends, after) - 1, bisect_right(marks.ends, first) - 1, -1):
-        cut = marks.cut(k)
-        if cut is not None and cut > first:
-            last = trim(text, first, cut)[1]
-            if last <= limit:
-                return cut, last
-    return None
-
-
-def _next_cut(marks: SentenceEnds, first: int) -> int:
-    """The first confirmed cut after `first`, or the text's end."""
-    for k in range(bisect_right(marks.ends, first), len(marks.ends)):
-        cut = marks.cut(k)
-        if cut is not None and cut > first:
-            return cut
-    return len(marks.text)
 
 
 def _pack_run(measure: Measure, begin: int, stop: int, overlap: int, split: Splitter) -> list[Span]:

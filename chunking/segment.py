@@ -70,6 +70,7 @@ _CANDIDATE = re.compile(
     rf"""|(?P<line>{NEWLINE})(?=[ \t]*[A-Z0-9])"""
     rf"""|[{_MARKS}]|\Z)"""
 )
+_MARK = re.compile(rf"[{_MARKS}]")
 _INITIALISM = re.compile(r"(?:[A-Za-z]\.){2,}$")
 _LIST_NUMBER = re.compile(r"(?:^|\n|\r)[ \t]*\d{1,3}\.$")
 _TITLE_MAX_WORDS = 10
@@ -93,26 +94,89 @@ def split_sentences(text: str) -> list[Span]:
 
 
 class SentenceEnds:
-    """The candidate sentence ends of `text`, found at once, each confirmed by the rules only when asked:
-    a packer that needs one end near where a chunk must stop confirms a few, not every one.
+    """The sentence ends of `text` that a packer asks about, found and confirmed only where it asks.
 
-    `ends[k]` is where candidate k's match ends; `cut(k)` is the cut `split_sentences` makes there, or
-    None. Cuts ascend with k (between two candidates lie no end marks), and `split_sentences(text)` is
-    the spans between every candidate's cut.
+    A packer needs one end near where each chunk must stop, so this class scans for candidates only
+    in a window before that point (then in the rest of the chunk, if none there is confirmed), and
+    asks the rules about a candidate once. `last_within(first, limit)` and `next_cut(first)` give the cuts
+    `split_sentences(text)` makes, without splitting the whole text first.
+
+    Why a scan may start mid-text: `_CANDIDATE`'s matches are contiguous, and a match's characters
+    after its leading run of non-marks are marks, closing quotes/brackets or line breaks, or spaces
+    between two line breaks. So a scan started where the previous character is a letter or digit, or
+    whitespace before a non-space, finds exactly the full scan's candidates from there on (`_synced`
+    picks such a position; a chunk's first character is always one; tests/test_segment.py checks).
     """
+
+    WINDOW = 256  # characters scanned first before where a chunk must stop: a sentence or two of prose
+    SYNC_LOOKBACK = 64  # characters stepped back at most to find where a scan may start
 
     def __init__(self, text: str) -> None:
         self.text = text
-        found = [(m.lastgroup, m.start(m.lastgroup), m.end()) for m in _CANDIDATE.finditer(text) if m.lastgroup]
-        self.found, self.ends = found, [end for *_, end in found]
-        self.confirmed = 0  # how many candidates the rules were asked about (a work count for tests)
-        self._cuts: dict[int, int | None] = {}
+        self.confirmed = 0  # how many candidates the rules were asked about (work counts for tests)
+        self.scanned = 0  # how many characters were scanned for candidates
+        self._cuts: dict[int, int | None] = {}  # a candidate's end -> its cut, or None
 
-    def cut(self, k: int) -> int | None:
-        if k not in self._cuts:
+    def last_within(self, first: int, limit: int) -> tuple[int, int] | None:
+        """(cut, end of the sentence before it) for the last confirmed cut after `first` (a chunk's
+        first character) whose sentence ends by `limit`, or None. A cut past `limit` can qualify only
+        across whitespace (a line break)."""
+        text = self.text
+        limit = min(limit, len(text))
+        stop = trim(text, limit, len(text))[0]  # a sentence ending by `limit` is cut by here
+        begin = self._synced(max(first, limit - self.WINDOW), first)
+        # The window before `limit` first; if no end there is confirmed, the rest of the chunk (once:
+        # a scan runs on to the next end mark, which may be far, so windows are not widened step by step).
+        for low, high in [(begin, stop), (first, begin)] if begin > first else [(first, stop)]:
+            for kind, start, end in reversed(self._candidates(low, high)):
+                cut = self._cut(kind, start, end)
+                if cut is not None and cut > first:
+                    last = trim(text, first, cut)[1]
+                    if last <= limit:
+                        return cut, last
+        return None
+
+    def next_cut(self, first: int) -> int:
+        """The first confirmed cut after `first` (a chunk's first character), or the text's end."""
+        for m in _CANDIDATE.finditer(self.text, first):
+            kind = m.lastgroup
+            if kind is not None:
+                cut = self._cut(kind, m.start(kind), m.end())
+                if cut is not None and cut > first:
+                    self.scanned += m.end() - first
+                    return cut
+        self.scanned += len(self.text) - first
+        return len(self.text)
+
+    def _candidates(self, begin: int, stop: int) -> list[tuple[str, int, int]]:
+        """(kind, start of its group, end) of the full scan's candidates from `begin` ending by `stop`."""
+        if not _MARK.search(self.text, begin, stop):  # every candidate starts with a mark
+            return []  # (and a scan would run on to the next mark, which may be far)
+        found, end = [], begin
+        for m in _CANDIDATE.finditer(self.text, begin):
+            end = m.end()
+            if end > stop:
+                break
+            if m.lastgroup:
+                found.append((m.lastgroup, m.start(m.lastgroup), end))
+        self.scanned += end - begin
+        return found
+
+    def _synced(self, position: int, floor: int) -> int:
+        """A position in [floor, position] from which a scan finds the full scan's candidates: near
+        `position`, else `floor` (which must be one)."""
+        text = self.text
+        for q in range(position, max(floor, position - self.SYNC_LOOKBACK), -1):
+            before = text[q - 1]
+            if before.isalnum() or before.isspace() and not text[q].isspace():
+                return q
+        return floor
+
+    def _cut(self, kind: str, start: int, end: int) -> int | None:
+        if end not in self._cuts:
             self.confirmed += 1
-            self._cuts[k] = _confirmed(self.text, *self.found[k])
-        return self._cuts[k]
+            self._cuts[end] = _confirmed(self.text, kind, start, end)
+        return self._cuts[end]
 
 
 def split_paragraphs(text: str) -> list[Span]:

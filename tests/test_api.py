@@ -61,6 +61,21 @@ def test_chunks_are_immutable():
         c.metadata["x"] = 1
 
 
+@pytest.mark.parametrize("context, metadata", [(None, None), (["ctx", ""], [{"page": 2}, {}])])
+def test_make_chunks_builds_what_the_dataclass_builds(context, metadata):
+    from chunking.types import make_chunks
+
+    source = "One two. Three four."
+    made = make_chunks(source, [(0, 8), (9, 20)], strategy="s", doc_id="d", context=context, metadata=metadata)
+    plain = [dataclasses.replace(c) for c in made]  # through Chunk.__init__ and __post_init__
+    assert made == plain and [vars(c) for c in made] == [vars(c) for c in plain]
+    assert all(type(c.metadata) is type(p.metadata) for c, p in zip(made, plain))
+    assert [c.metadata for c in made] == [p.metadata for p in plain]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made[0].start = 1
+    assert set(vars(made[0])) == {f.name for f in dataclasses.fields(made[0])}
+
+
 def test_ids_are_deterministic_and_depend_on_document_strategy_and_span():
     a = chunk(TEXT, "sentence", doc_id="doc-1")
     assert [c.id for c in a] == [c.id for c in chunk(TEXT, "sentence", doc_id="doc-1")]

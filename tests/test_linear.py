@@ -156,11 +156,13 @@ def test_a_token_count_searches_for_seams_a_bounded_number_of_times(source):
 
 @pytest.mark.parametrize("source", ["a. " * 10_000, "A. " * 10_000, "Hi. " * 10_000, "x" * 30_000, "Dr. " * 10_000,
                                     "A b c d e f g h i j k l m n o p q r s t u v w x y z. " * 600, "!" * 30_000,
-                                    "Hi.\nthere " * 3_000])
-@pytest.mark.parametrize("size", [5, 100, 1000])
-def test_sentence_ends_are_confirmed_once_and_looked_at_a_bounded_number_of_times(source, size, monkeypatch):
+                                    "Hi.\nthere " * 3_000, "Go. " * 50 + "x" * 30_000 + ". Done.",
+                                    ("word " * 300 + "end. ") * 40, ". " * 15_000, "\n A\n" * 6_000,
+                                    ("Go. " * 50 + "x" * 3_000) * 10, ("x" * 900 + ". ") * 30])
+@pytest.mark.parametrize("size", [5, 100, 1000, 5000])
+def test_sentence_ends_are_confirmed_once_and_scanned_a_bounded_number_of_times(source, size, monkeypatch):
     import chunking.packing as packing
-    from chunking.segment import SentenceEnds
+    from chunking.segment import _CANDIDATE, SentenceEnds
 
     made: list[SentenceEnds] = []
     looked = [0]
@@ -170,23 +172,28 @@ def test_sentence_ends_are_confirmed_once_and_looked_at_a_bounded_number_of_time
             super().__init__(text)
             made.append(self)
 
-        def cut(self, k):
+        def _cut(self, *candidate):
             looked[0] += 1
-            return super().cut(k)
+            return super()._cut(*candidate)
 
     monkeypatch.setattr(packing, "SentenceEnds", Counted)
     chunks = chunk(source, "recursive", chunk_size=size, unit="characters", separators=("sentences", "words"))
-    candidates = sum(len(m.ends) for m in made)
+    candidates = sum(1 for m in made for found in _CANDIDATE.finditer(m.text) if found.lastgroup)
     assert sum(m.confirmed for m in made) <= candidates  # each candidate asked of the rules once at most
     assert looked[0] <= 3 * candidates + len(chunks)
+    # A chunk scans the window before its stop, then perhaps the rest of itself, each scan running on to
+    # the next end mark; a stretch without marks is scanned by the few chunks that stop before it.
+    assert sum(m.scanned for m in made) <= 4 * sum(len(m.text) for m in made)
 
 
-def test_long_paragraphs_confirm_few_of_their_candidate_sentence_ends(monkeypatch):
+def test_long_paragraphs_scan_and_confirm_few_of_their_candidate_sentence_ends(monkeypatch):
     import chunking.packing as packing
-    from chunking.segment import SentenceEnds
+    from chunking.segment import _CANDIDATE, SentenceEnds
 
     made: list[SentenceEnds] = []
     monkeypatch.setattr(packing, "SentenceEnds", lambda text: made.append(SentenceEnds(text)) or made[-1])
     source = " ".join(f"Sentence number {i} says a little more than the one before it." for i in range(3_000))
     chunk(source, "recursive", chunk_size=1000, unit="characters")
-    assert sum(m.confirmed for m in made) <= sum(len(m.ends) for m in made) // 4
+    candidates = sum(1 for m in made for found in _CANDIDATE.finditer(m.text) if found.lastgroup)
+    assert sum(m.confirmed for m in made) <= candidates // 4
+    assert sum(m.scanned for m in made) <= sum(len(m.text) for m in made) // 2  # a window before each stop

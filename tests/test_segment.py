@@ -61,3 +61,47 @@ def test_paragraphs_and_lines_are_the_spans_between_the_general_patterns_matches
                                               ("a\r\rb", [(0, 1), (3, 4)])])
 def test_carriage_returns_still_break_lines(text, paragraphs):
     assert split_paragraphs(text) == paragraphs
+
+
+SENTENCE_PIECES = st.lists(st.sampled_from([
+    "Word", "lower", "Dr", "U.S", "e.g", "7", "。", "！", ".", "..", "…", "!?", "?", "‽", ")", "\"", "”", "»", "」",
+    " ", "  ", "\t", "\n", "\r\n", "\r", "\n\n", " \n ", "\f", "- ", "1. ", "# ", "🎉", "\u3000", "を", "x.y",
+]), max_size=60).map("".join)
+
+
+def _full_scan(text: str) -> list[tuple[str, int, int]]:
+    return [(m.lastgroup, m.start(m.lastgroup), m.end()) for m in segment._CANDIDATE.finditer(text) if m.lastgroup]
+
+
+@given(SENTENCE_PIECES)
+@settings(max_examples=500, deadline=None, derandomize=True)
+def test_a_scan_from_a_synced_position_finds_the_full_scans_candidates_from_there(text):
+    """`SentenceEnds` scans only near where a chunk stops; from the positions `_synced` picks, the
+    candidates are exactly those of one scan of the whole text."""
+    full = _full_scan(text)
+    ends = segment.SentenceEnds(text)
+    for q in range(len(text)):
+        synced = ends._synced(q, 0)
+        assert 0 <= synced <= q
+        assert ends._candidates(synced, len(text)) == [c for c in full if c[2] > synced]
+        for stop in range(synced, len(text) + 1, 7):
+            assert ends._candidates(synced, stop) == [c for c in full if synced < c[2] <= stop]
+
+
+@given(SENTENCE_PIECES, st.integers(1, 30))
+@settings(max_examples=500, deadline=None, derandomize=True)
+def test_sentence_ends_found_in_windows_are_the_cuts_of_split_sentences(text, size):
+    """`last_within` and `next_cut` against every cut `split_sentences` makes, from every chunk start."""
+    full = _full_scan(text)
+    cuts = [cut for cut in (segment._confirmed(text, *c) for c in full) if cut is not None]
+    ends = segment.SentenceEnds(text)
+    ends.WINDOW = 4  # small windows, so both windows and the sync step are exercised
+    starts = {0} | {trim(text, cut, len(text))[0] for cut in cuts}
+    for first in sorted(s for s in starts if s < len(text)):
+        later = [cut for cut in cuts if cut > first]
+        assert ends.next_cut(first) == (later[0] if later else len(text))
+        limit = first + size
+        within = [(cut, trim(text, first, cut)[1]) for cut in later if trim(text, first, cut)[1] <= limit
+                  and cut <= trim(text, limit, len(text))[0]]
+        assert ends.last_within(first, limit) == (within[-1] if within else None)
+    assert ends.confirmed <= len(full)
