@@ -9,7 +9,6 @@ Every chunk is a span of its source: `source[c.start:c.end] == c.text`, for ever
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import gc
 import inspect
@@ -21,7 +20,7 @@ from chunking import contextual, fixed, markdown, paragraph, parent_child, recur
 from chunking.checks import check_chunks
 from chunking.load import Document, load_corpus, load_document
 from chunking.tokens import count_tokens, get_encoding
-from chunking.types import Chunk
+from chunking.types import Chunk, with_metadata
 
 __all__ = ["STRATEGIES", "Chunk", "Document", "check_chunks", "check_strategy", "chunk", "chunk_document",
            "chunk_documents", "count_tokens", "get_encoding", "load_corpus", "load_document", "takes"]
@@ -85,7 +84,7 @@ def chunk_document(document: Document, strategy: str = "recursive", **options) -
         if clash := sorted(c.metadata.keys() & document.metadata.keys()):
             raise ValueError(f"metadata key(s) {clash} of document {document.doc_id!r} are also set by the "
                              f"{strategy!r} strategy; rename them")
-    return [dataclasses.replace(c, metadata={**c.metadata, **document.chunk_metadata(c.start, c.end)}) for c in chunks]
+    return [with_metadata(c, {**c.metadata, **document.chunk_metadata(c.start, c.end)}) for c in chunks]
 
 
 def chunk_documents(

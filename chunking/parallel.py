@@ -8,9 +8,10 @@ of documents is read as it is chunked and memory stays flat. On Linux the worker
 package anew in each, and — as Python's `multiprocessing` always does when it spawns — imports your
 script too, so a script there must guard its work with `if __name__ == "__main__":`.
 
-Worth it for strategies that count tokens, from a few thousand documents: 10,000 documents of ~2,000
-characters went 1.7–1.9× as fast on 2 cores. By characters, chunking costs less than sending the chunks
-back, so it is slower than one process (`benchmarks/many_documents.py`, on the benchmarks page).
+Worth it for strategies that count tokens, from a few thousand documents (10,000 documents of ~2,000
+characters: see `benchmarks/many_documents.py` on the benchmarks page). A worker sends back each chunk's
+offsets and metadata, not its text, which this process has. By characters, chunking costs about what
+sending the documents and rebuilding their chunks costs, so on two cores one process is as fast.
 
 The chunks are the ones `chunk_document` makes in this process (`tests/test_documents.py` holds the
 two paths to the same chunks). Strategies given a model (`embedder`) are not sent: a model is
@@ -26,7 +27,7 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping
 
 from chunking.load import Document
-from chunking.types import Chunk
+from chunking.types import Chunk, new_chunk
 
 BATCH_CHARS = 1 << 18  # characters of documents per task: ~0.1 s of chunking, against ~1 ms to send them
 
@@ -38,20 +39,30 @@ def chunk_in_processes(documents: Iterable[Document], strategy: str, options: Ma
     pending: collections.deque = collections.deque()
     try:
         for batch in _batches(documents):
-            pending.append(pool.submit(chunk_batch, batch, strategy, dict(options)))
+            pending.append((batch, pool.submit(chunk_batch, batch, strategy, dict(options))))
             if len(pending) >= 2 * workers:
-                yield from pending.popleft().result()
+                yield from _rebuilt(*pending.popleft())
         while pending:
-            yield from pending.popleft().result()
+            yield from _rebuilt(*pending.popleft())
     finally:  # also when the caller stops reading early, or a batch failed: nothing left running
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def chunk_batch(batch: list[Document], strategy: str, options: dict) -> list[Chunk]:
-    """In a worker: every chunk of the batch's documents."""
+def chunk_batch(batch: list[Document], strategy: str, options: dict) -> list[list[tuple]]:
+    """In a worker: the chunks of each document of the batch, as records without their text (the
+    parent has the text; sending it back would cost more than chunking it)."""
     from chunking import chunk_document
 
-    return [c for document in batch for c in chunk_document(document, strategy, **options)]
+    return [[(c.start, c.end, c.index, c.strategy, c.context, dict(c.metadata))
+             for c in chunk_document(document, strategy, **options)] for document in batch]
+
+
+def _rebuilt(batch: list[Document], done: concurrent.futures.Future) -> Iterator[Chunk]:
+    """The chunks of a batch, from the worker's records and the documents' text."""
+    for document, records in zip(batch, done.result()):
+        text, doc_id = document.text, document.doc_id
+        for start, end, index, name, context, metadata in records:
+            yield new_chunk(text[start:end], start, end, index, name, doc_id, context, metadata)
 
 
 def _batches(documents: Iterable[Document]) -> Iterator[list[Document]]:

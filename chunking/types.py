@@ -94,16 +94,22 @@ def make_chunks(
 ) -> list[Chunk]:
     """Build chunks from `(start, end)` spans of `source`, numbering them in order."""
     check_text(doc_id, "doc_id")  # it goes into every id, JSON line and payload: valid Unicode only
-    return [_made(source[start:end], start, end, i, strategy, doc_id, context[i] if context else "",
-                  metadata[i] if metadata else None)
+    return [new_chunk(source[start:end], start, end, i, strategy, doc_id, context[i] if context else "",
+                      metadata[i] if metadata else None)
             for i, (start, end) in enumerate(spans)]
 
 
-def _made(text: str, start: int, end: int, index: int, strategy: str, doc_id: str, context: str,
-          metadata: Mapping[str, Any] | None) -> Chunk:
+def with_metadata(chunk: Chunk, metadata: Mapping[str, Any]) -> Chunk:
+    """`dataclasses.replace(chunk, metadata=metadata)`, built as `make_chunks` builds its chunks."""
+    return new_chunk(chunk.text, chunk.start, chunk.end, chunk.index, chunk.strategy, chunk.doc_id, chunk.context,
+                     metadata)
+
+
+def new_chunk(text: str, start: int, end: int, index: int, strategy: str, doc_id: str, context: str,
+              metadata: Mapping[str, Any] | None) -> Chunk:
     """`Chunk(text=text, start=start, ...)`, built without the frozen dataclass's `__init__`, which sets
     each field through `object.__setattr__`: a quarter of the time, and a megabyte of prose is a
-    thousand chunks. tests/test_types.py checks it builds what `Chunk(...)` builds."""
+    thousand chunks. tests/test_api.py checks it builds what `Chunk(...)` builds."""
     chunk = object.__new__(Chunk)
     chunk.__dict__.update(text=text, start=start, end=end, index=index, strategy=strategy, doc_id=doc_id,
                           context=context, metadata=MappingProxyType(dict(metadata)) if metadata else NO_METADATA)

@@ -74,6 +74,11 @@ def test_make_chunks_builds_what_the_dataclass_builds(context, metadata):
     with pytest.raises(dataclasses.FrozenInstanceError):
         made[0].start = 1
     assert set(vars(made[0])) == {f.name for f in dataclasses.fields(made[0])}
+    from chunking.types import with_metadata
+
+    for c in made:
+        again, plain = with_metadata(c, {"kind": "md"}), dataclasses.replace(c, metadata={"kind": "md"})
+        assert again == plain and vars(again) == vars(plain) and type(again.metadata) is type(plain.metadata)
 
 
 def test_ids_are_deterministic_and_depend_on_document_strategy_and_span():
