@@ -84,6 +84,8 @@ PEER_MODULES = {  # distribution → import name
 WARM_UP = 10_000  # characters: one call on these first, so one-time set-up (lazy imports) is not counted
 EMBED_TEXTS = 64  # chunks for the embedding throughput
 VARIABLE_WORD = re.compile(r"\b[a-z]{4,}\b(?!\.)")  # words `vary` may swap
+VARIABLE_DIGIT = re.compile(r"[0-9]")  # and digits
+DIGITS = "0123456789"
 Piece = tuple[int | None, int | None, str]  # a chunk's (start, end) where the chunker says, and its text
 
 
@@ -424,16 +426,20 @@ def build_text(megabytes: float, source: Path | None = None, exact: bool = False
 
 
 def vary(text: str, seed: int) -> str:
-    """`text` with about one lowercase word in four swapped for another word of it, chosen by `seed`.
+    """`text` with about one lowercase word in four swapped for another word of it, and one digit in four
+    for another digit, chosen by `seed`.
 
-    Exact copies would flatter any chunker that memoises by content (ours, semchunk): from the second copy
-    on, every sentence would be a cache hit, which real text of that size does not give. Varied, about one
-    long sentence in ten and one paragraph in three (mostly headings and list items) still recur. The swaps
-    keep the text's shape: lines, markup, punctuation, and every word before a period (no abbreviation is
+    Exact copies would flatter any chunker that memoises by content (semchunk, chonkie): from the second
+    copy on, every sentence would be a cache hit, which real text of that size does not give. Varied,
+    about one long sentence in ten and one paragraph in three (mostly headings and list items) still
+    recur; a table row recurs only if none of its digits changed (the tables shape is numbers: with words
+    alone varied, every row after the first copy was a hit). The swaps keep the text's shape: lines,
+    markup, punctuation, the length of every number, and every word before a period (no abbreviation is
     made or lost, so the sentence boundaries stay where they were)."""
     rng = random.Random(seed)
     words = sorted(set(VARIABLE_WORD.findall(text)))
-    return VARIABLE_WORD.sub(lambda m: rng.choice(words) if rng.random() < 0.25 else m.group(0), text)
+    text = VARIABLE_WORD.sub(lambda m: rng.choice(words) if rng.random() < 0.25 else m.group(0), text)
+    return VARIABLE_DIGIT.sub(lambda m: rng.choice(DIGITS) if rng.random() < 0.25 else m.group(0), text)
 
 
 def timed(build: Callable[[], Callable[[str], Any]], texts: dict[float, str], repeat: int
