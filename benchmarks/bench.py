@@ -808,18 +808,27 @@ class Report:
         result = self.semantic
         found, sizes = result["backends"], self.args.batch_sizes
         rows = [["backend", *(f"chunks/s, batch {n}" for n in sizes), f"× torch (batch {sizes[0]})",
-                 "min cosine to torch", "recall@5, recursive-200"]]
+                 f"GFLOP/s (batch {sizes[0]})", "of the sgemm peak", "min cosine to torch", "recall@5, recursive-200"]]
+        peak = found["peak"]
         for backend in sibling("embedding").BACKENDS:
             speed = [found["speeds"][(backend, n)] for n in sizes]
             recall = result["recall"].get(backend)
+            gflops = found["gflops"][(backend, sizes[0])]
             rows.append([backend, *(f"{v:.1f}" for v in speed),
-                         f"{speed[0] / found['speeds'][('torch', sizes[0])]:.2f}",
-                         f"{found['cosine'][backend]:.7f}", "—" if recall is None else f"{recall:.3f}"])
+                         f"{speed[0] / found['speeds'][('torch', sizes[0])]:.2f}", f"{gflops:.0f}",
+                         f"{gflops / peak:.0%}", f"{found['cosine'][backend]:.7f}",
+                         "—" if recall is None else f"{recall:.3f}"])
+        needed = 1.8 * found["gflops"][("torch", sizes[0])]
         intro = ("The embedding model's backends (`chunking.embed.Embedder(backend=...)`, `--backend`) on the same "
                  f"{found['texts']} chunks, in turns, embedding cache off: `torch` is sentence-transformers itself, "
                  "`onnx` (the default) the same weights exported once to ONNX Runtime with its transformer fusions, "
                  "`onnx-int8` those weights quantized per channel. Recall is the bundled corpus's 192 questions "
-                 "(top 5) with recursive 200-token chunks.")
+                 "(top 5) with recursive 200-token chunks. GFLOP/s is the model's float32 arithmetic on these chunks "
+                 "(`benchmarks/embedding.py`'s `model_flops`; int8 does the same work in 8-bit integers) over the "
+                 "time taken; the sgemm peak is this machine's float32 matrix multiply on every core, measured with "
+                 f"numpy in a product shaped like the model's feed-forward layer: {peak:.0f} GFLOP/s. 1.8× the torch "
+                 f"path would take {needed:.0f} GFLOP/s, {needed / peak:.0%} of that peak for the whole model "
+                 "(norms, softmax and small attention products included), in float32.")
         parts = [intro, table(rows)]
         if result["cold"]:
             cold = [["run (empty embedding cache, exported model kept)", "torch, s", "onnx, s", "onnx / torch"]]

@@ -3,7 +3,9 @@
 1. Throughput: chunks/s of all-MiniLM-L6-v2 on each backend (`torch`: sentence-transformers, the
    plain path; `onnx`: the default; `onnx-int8`) at each batch size, on the same chunks, taken in
    turns (a, b, c, a, b, c, …) so a change in the machine's load hits them alike; embedding cache off.
-2. Vectors: the smallest cosine between each backend's vectors and torch's on those chunks.
+2. Vectors: the smallest cosine between each backend's vectors and torch's on those chunks; and the
+   work: each backend's GFLOP/s (the model's arithmetic on those chunks over its time) beside this
+   machine's float32 matrix-multiply speed, which bounds what any float32 backend can reach.
 3. Recall: `recursive-200` on the bundled corpus and its 192 questions (top 5), once per backend —
    what int8's moved vectors cost in retrieval.
 4. Cold runs (`--cold`): `chunking demo`, and every notebook under nbval, each in a fresh process
@@ -47,7 +49,35 @@ def throughput(texts: list[str], batch_sizes: list[int], repeat: int, *, timer) 
     first = batch_sizes[0]
     plain = _unit(outputs[("torch", first)])
     cosine = {b: float((_unit(outputs[(b, first)]) * plain).sum(axis=1).min()) for b in BACKENDS}
-    return {"speeds": speeds, "cosine": cosine, "texts": len(texts), "sizes": list(batch_sizes)}
+    work = model_flops(models["torch"], texts)
+    return {"speeds": speeds, "cosine": cosine, "texts": len(texts), "sizes": list(batch_sizes),
+            "gflops": {key: work / value / 1e9 for key, value in seconds.items()}, "peak": sgemm_peak()}
+
+
+def model_flops(model, texts: list[str]) -> float:
+    """Floating-point operations the transformer does for `texts`, one at a time (no padding): per layer,
+    the four attention projections and the two feed-forward matrices on every word-piece (2·h·(4h + 2i)
+    each) and the attention scores and mixing (2·2·L²·h for L pieces). The embeddings, norms, activations
+    and pooling add under 2%, and are left out."""
+    config = model[0].auto_model.config
+    layers, h, i = config.num_hidden_layers, config.hidden_size, config.intermediate_size
+    window = model.max_seq_length
+    lengths = [min(window, len(ids)) for ids in model.tokenizer(texts)["input_ids"]]
+    return float(sum(layers * (2 * n * h * (4 * h + 2 * i) + 4 * n * n * h) for n in lengths))
+
+
+def sgemm_peak(repeat: int = 20) -> float:
+    """This machine's float32 matrix-multiply speed in GFLOP/s, on every core (numpy's BLAS): the best of
+    `repeat` products shaped like the model's feed-forward layer (2,048 word-pieces × 384 by 384 × 1,536)."""
+    rng = np.random.default_rng(0)
+    a = rng.random((2048, 384), dtype=np.float32)
+    b = rng.random((384, 1536), dtype=np.float32)
+    best = float("inf")
+    for _ in range(repeat + 1):
+        start = time.perf_counter()
+        a @ b
+        best = min(best, time.perf_counter() - start)
+    return 2 * 2048 * 384 * 1536 / best / 1e9
 
 
 def recall(backends: tuple[str, ...] = BACKENDS) -> dict[str, float]:

@@ -71,6 +71,11 @@ def test_quick_run_writes_the_page_with_the_tables_targets_and_plot(quick):
     assert "sentence, 512 tokens ≥ 5 MB/s" in targets
     if importlib.util.find_spec("sentence_transformers"):
         assert "semantic ≤ 1.1× embedding every sentence once" in targets
+        header, *backends = rows_of(page, "The embedding model's backends")
+        share = header.index("of the sgemm peak")
+        assert header[share - 1].startswith("GFLOP/s (batch ")
+        assert [row[0] for row in backends] == ["torch", "onnx", "onnx-int8"]
+        assert all(float(row[share - 1]) > 0 and row[share].endswith("%") for row in backends)
     if importlib.util.find_spec("matplotlib"):
         assert (out / "benchmarks.png").read_bytes().startswith(b"\x89PNG")
 
