@@ -10,8 +10,8 @@ script too, so a script there must guard its work with `if __name__ == "__main__
 
 Worth it for strategies that count tokens, from a few thousand documents (10,000 documents of ~2,000
 characters: see `benchmarks/many_documents.py` on the benchmarks page). A worker sends back each chunk's
-offsets and metadata, not its text, which this process has. By characters, chunking costs about what
-sending the documents and rebuilding their chunks costs, so on two cores one process is as fast.
+offsets and metadata, not its text, which this process has. By characters, chunking costs less than
+sending the documents and rebuilding their chunks, so on two cores one process is faster.
 
 The chunks are the ones `chunk_document` makes in this process (`tests/test_documents.py` holds the
 two paths to the same chunks). Strategies given a model (`embedder`) are not sent: a model is
