@@ -184,7 +184,7 @@ class Embedder:
         if reason is None:
             try:
                 onnx_model.exported(folder, self.fingerprint, quantized=wanted == "onnx-int8")
-            except (ImportError, ValueError, RuntimeError) as error:
+            except (ImportError, ValueError, RuntimeError, OSError) as error:  # OSError: a cache folder not writable
                 reason = f"its ONNX export failed ({type(error).__name__}: {error})"
         if reason is None:
             return "onnx-int8" if wanted == "onnx-int8" else "onnx"

@@ -27,13 +27,17 @@ the two to cosine 0.99999 on the corpus. Chosen in `chunking.embed.Embedder(back
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import tempfile
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+from filelock import FileLock, Timeout
 
 from chunking.cache import default_cache_dir
 from chunking.options import check_int
@@ -48,6 +52,8 @@ PROBES = (  # texts the export is checked on: short, long (truncated), accents, 
     " \n a text with spaces and lines around it \n",
 )
 POOLINGS = ("mean", "cls")  # what `encode` pools by (sentence-transformers' names)
+LOCK = ".lock"  # held by the process exporting into a model's cache folder
+SCRATCH_PREFIX = ".export-"  # a process's scratch folder (and, before, its scratch files) in that folder
 
 
 def supports(folder: str | Path) -> str | None:
@@ -75,26 +81,31 @@ def supports(folder: str | Path) -> str | None:
 
 
 def exported(folder: str | Path, fingerprint: str, *, quantized: bool = False) -> Path:
-    """The ONNX file for the model in `folder` (whose files hash to `fingerprint`), exported if absent."""
-    target = default_cache_dir() / "onnx" / fingerprint / (  # by content: a copied model shares its export
-        "model-int8.onnx" if quantized else "model.onnx")
+    """The ONNX file for the model in `folder` (whose files hash to `fingerprint`), exported if absent.
+
+    Safe for several processes at once (pytest workers, notebook kernels, the command line): one takes
+    the folder's lock and exports, the others wait and then find the file. Everything is written in a
+    private scratch folder and moved into place whole, so a process killed mid-way leaves no half model;
+    its scratch folder is removed by the next process that finds it unlocked.
+    """
+    home = default_cache_dir() / "onnx" / fingerprint  # by content: a copied model shares its export
+    target = home / ("model-int8.onnx" if quantized else "model.onnx")
+    _remove_leftovers(home)
     if target.is_file():
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if quantized:
-        import onnx
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-
-        source = exported(folder, fingerprint)
-        with _scratch(target) as scratch:  # per output channel: per tensor moves the vectors three times as far
-            quantize_dynamic(str(source), str(scratch), weight_type=QuantType.QInt8, per_channel=True,
-                             extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
-        return target
-    with _scratch(target) as scratch:
-        report = _export(Path(folder), scratch)
-        notes = scratch.with_suffix(".json")  # whole or not at all, like the model: others may be reading it
-        notes.write_text(json.dumps(report, indent=1), encoding="utf-8")
-        os.replace(notes, target.parent / "export.json")
+    home.mkdir(parents=True, exist_ok=True)
+    with FileLock(home / LOCK):
+        if not (home / "model.onnx").is_file():  # (another process may have made it while this one waited)
+            with _scratch(home) as scratch:
+                report = _export(Path(folder), scratch / "model.onnx")
+                (scratch / "export.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+                # export.json first: a reader that finds the model always finds its settings
+                os.replace(scratch / "export.json", home / "export.json")
+                os.replace(scratch / "model.onnx", home / "model.onnx")
+        if quantized and not target.is_file():
+            with _scratch(home) as scratch:
+                _quantize(home / "model.onnx", scratch)
+                os.replace(scratch / "model-int8.onnx", target)
     return target
 
 
@@ -244,28 +255,50 @@ def _export(folder: Path, target: Path) -> dict:
     return report
 
 
+def _quantize(source: Path, scratch: Path) -> None:
+    """int8 weights per output channel (per tensor moves the vectors three times as far), written as
+    `model-int8.onnx` in `scratch`. ONNX Runtime writes a shape-inferred copy beside its input and
+    deletes it after, so the input is copied into the scratch folder first: two quantizations of one
+    model would otherwise share (and delete) that copy."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    shutil.copyfile(source, scratch / "model.onnx")
+    quantize_dynamic(str(scratch / "model.onnx"), str(scratch / "model-int8.onnx"), weight_type=QuantType.QInt8,
+                     per_channel=True, extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+
+
 def _agreement(folder: Path, onnx_file: Path, settings: dict, expected: np.ndarray) -> float:
     """Smallest cosine between sentence-transformers' vectors of the probes and the graph's."""
     got = OnnxModel(folder, onnx_file, settings).encode(list(PROBES), batch_size=len(PROBES))
     return float((got * expected).sum(axis=1).min())
 
 
-class _scratch:
-    """A temporary file beside `target`, moved onto it only when the block succeeds (so several
-    processes exporting at once, or an interrupted export, never leave a half-written model)."""
+@contextlib.contextmanager
+def _scratch(home: Path) -> Iterator[Path]:
+    """A private folder inside `home` for one step's files, removed when the step ends (or fails)."""
+    scratch = Path(tempfile.mkdtemp(dir=home, prefix=SCRATCH_PREFIX))
+    try:
+        yield scratch
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
-    def __init__(self, target: Path) -> None:
-        self.target = target
 
-    def __enter__(self) -> Path:
-        handle, name = tempfile.mkstemp(dir=self.target.parent, prefix=".export-", suffix=".onnx")
-        os.close(handle)
-        self.path = Path(name)
-        return self.path
-
-    def __exit__(self, kind, value, traceback) -> None:
-        if kind is None:
-            self.path.chmod(0o644)  # mkstemp makes it private; the model is not a secret
-            os.replace(self.path, self.target)
-        for leftover in (self.path, self.path.with_suffix(".raw.onnx"), self.path.with_suffix(".json")):
-            leftover.unlink(missing_ok=True)
+def _remove_leftovers(home: Path) -> None:
+    """Remove the scratch folders (and, from earlier versions, scratch files) of processes killed while
+    exporting into `home`: only when no process holds its lock, so nobody's work in progress goes."""
+    try:
+        leftovers = [p for p in home.iterdir() if p.name.startswith(SCRATCH_PREFIX)]
+    except OSError:  # no export here yet
+        return
+    if not leftovers:
+        return
+    try:
+        with FileLock(home / LOCK, timeout=0):
+            for path in leftovers:
+                if path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
+    except (Timeout, OSError):  # an export is running (its owner or the next one removes them), or read-only
+        pass
