@@ -30,6 +30,7 @@ import hashlib
 import inspect
 import os
 import warnings
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -231,21 +232,33 @@ class Embedder:
         """Vectors for `texts`, shape (len(texts), dim), L2-normalised, in input order."""
         texts = check_texts(texts, " (use embed_query for one string)")
         keys = [self._key(t) for t in texts]
-        found = {k: np.frombuffer(v, dtype=np.float32) for k, v in self._cache.get(keys).items()} if self._cache else {}
-        missing = sorted({k: t for k, t in zip(keys, texts) if k not in found}.items(), key=lambda kv: len(kv[1]))
+        found = self.cached(keys)
+        missing = {k: t for k, t in zip(keys, texts) if k not in found}
         if missing:
-            fresh = dict(zip((k for k, _ in missing), self._compute([t for _, t in missing])))
-            if self._cache:
-                self._cache.put({k: np.asarray(v, dtype=np.float32).tobytes() for k, v in fresh.items()})
+            fresh = self._fresh(missing)
+            if found and len(next(iter(found.values()))) != len(next(iter(fresh.values()))):
+                found, fresh = {}, self._fresh(dict(zip(keys, texts)))  # the cached ones are of another size
             found.update(fresh)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([found[k] for k in keys])
 
     def cached(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
-        """The vectors the cache holds under `keys` (made by `late_keys`); empty when caching is off."""
-        found = self._cache.get(keys) if self._cache else {}
-        return {k: np.frombuffer(v, dtype=np.float32) for k, v in found.items()}
+        """The vectors the cache holds under `keys` (made by `_key` or `late_keys`); empty when caching is off.
+
+        Only vectors that can be this embedder's are returned: float32, finite, unit length (or zero), all
+        of one size. Anything else (a damaged file, a row written by something else) counts as missing,
+        so it is computed again and overwritten.
+        """
+        vectors = {}
+        for key, value in (self._cache.get(keys) if self._cache else {}).items():
+            vector = np.frombuffer(value, dtype=np.float32) if len(value) % 4 == 0 else np.zeros(0, np.float32)
+            norm = float(np.linalg.norm(vector)) if len(vector) and np.isfinite(vector).all() else -1.0
+            if abs(norm - 1) < 1e-3 or norm == 0:
+                vectors[key] = vector
+        sizes = Counter(len(v) for v in vectors.values())
+        size = sizes.most_common(1)[0][0] if sizes else 0
+        return {key: vector for key, vector in vectors.items() if len(vector) == size}
 
     def keep(self, vectors: dict[str, np.ndarray]) -> None:
         """Store vectors under keys made by `late_keys` (nothing when caching is off)."""
@@ -357,6 +370,14 @@ class Embedder:
         check_int("overlap_pieces", overlap_pieces, 0, window - 1)
         check_int("batch_size", batch_size)
         return window
+
+    def _fresh(self, texts: dict[str, str]) -> dict[str, np.ndarray]:
+        """Vectors computed for `texts` (key → text), shortest first (less padding), and kept in the cache."""
+        order = sorted(texts.items(), key=lambda kv: len(kv[1]))
+        fresh = dict(zip((k for k, _ in order), self._compute([t for _, t in order])))
+        if self._cache:
+            self._cache.put({k: np.asarray(v, dtype=np.float32).tobytes() for k, v in fresh.items()})
+        return fresh
 
     def _compute(self, texts: list[str]) -> np.ndarray:
         if self.model is None:

@@ -23,13 +23,16 @@ server — the code does not change. Taught in notebooks 00 and 12.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
+import errno
 import hashlib
 import json
 import math
 import os
+import sqlite3
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +47,8 @@ URL_ENV, KEY_ENV = "QDRANT_URL", "QDRANT_API_KEY"
 BATCH_SIZE = 256
 Sparse = tuple[list[int], list[float]]  # a sparse vector: sorted term indices and their weights
 TIMEOUT = 30.0  # seconds a request to a Qdrant server may take, first byte sent to last byte read
+# What a local folder's writes fail with when the disk is full or the folder is not writable
+WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM})
 
 
 @dataclass(frozen=True)
@@ -123,7 +128,8 @@ def ensure_collection(
         same = dense is not None and dense.size == dim and dense.distance == models.Distance.COSINE
         if same and not recreate:
             if model is not None and check_model(client, name, model) is None:
-                client.update_collection(name, metadata=dict(model))
+                with writing(name):
+                    client.update_collection(name, metadata=dict(model))
             return
         if not recreate:
             found = f"size={dense.size}, distance={dense.distance}" if dense else f"{vectors!r:.80}"
@@ -132,12 +138,13 @@ def ensure_collection(
                 "cosine); pass recreate=True to replace it"
             )
         client.delete_collection(name)
-    client.create_collection(
-        name,
-        vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
-        sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
-        metadata=dict(model) if model is not None else None,
-    )
+    with writing(name):
+        client.create_collection(
+            name,
+            vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
+            sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+            metadata=dict(model) if model is not None else None,
+        )
 
 
 def check_model(client, name: str, model: Mapping[str, str]) -> Mapping[str, str] | None:
@@ -217,7 +224,8 @@ def remove_stale(client, name: str, doc_ids: Sequence[str], keep: set[str]) -> i
         if offset is None:
             break
     if stale:
-        client.delete(name, points_selector=models.PointIdsList(points=stale), wait=True)
+        with writing(name):
+            client.delete(name, points_selector=models.PointIdsList(points=stale), wait=True)
     return len(stale)
 
 
@@ -242,7 +250,8 @@ def index(
             if sparse is not None and (terms := _sparse_vector(sparse[i])):
                 vector[SPARSE] = terms
             points.append(models.PointStruct(id=chunks[i].id, vector=vector, payload=payload(chunks[i])))
-        client.upsert(name, points=points, wait=True)
+        with writing(name):
+            client.upsert(name, points=points, wait=True)
     return len(chunks)
 
 
@@ -327,11 +336,12 @@ def put_payloads(client, name: str, chunks: Sequence[Chunk], *, batch_size: int 
     """Store chunks as payloads without vectors (fetched by id, never searched); returns how many."""
     from qdrant_client import models
 
-    if not client.collection_exists(name):
-        client.create_collection(name, vectors_config={})
-    for lo in range(0, len(chunks), batch_size):
-        points = [models.PointStruct(id=c.id, vector={}, payload=payload(c)) for c in chunks[lo : lo + batch_size]]
-        client.upsert(name, points=points, wait=True)
+    with writing(name):
+        if not client.collection_exists(name):
+            client.create_collection(name, vectors_config={})
+        for lo in range(0, len(chunks), batch_size):
+            points = [models.PointStruct(id=c.id, vector={}, payload=payload(c)) for c in chunks[lo : lo + batch_size]]
+            client.upsert(name, points=points, wait=True)
     return len(chunks)
 
 
@@ -454,6 +464,20 @@ def _within_deadline(call, *args, timeout: float | None, **kwargs):
         if deadline[0] - time.monotonic() <= 0:
             raise httpcore.ReadTimeout(deadline[1]) from None
         raise
+
+
+@contextlib.contextmanager
+def writing(name: str) -> Iterator[None]:
+    """Writes to collection `name`: a local folder's full disk or refused write (SQLite's or the file
+    system's error, deep inside qdrant-client) becomes one RuntimeError saying so and what to do."""
+    try:
+        yield
+    except (sqlite3.Error, OSError) as error:
+        if isinstance(error, OSError) and error.errno not in WRITE_ERRNOS:
+            raise
+        raise RuntimeError(f"cannot write to collection {name!r} ({type(error).__name__}: {one_line(error, 160)}): "
+                           "free disk space or make the Qdrant folder writable, then run again (what was written "
+                           "before stays)") from None
 
 
 def _damaged(location: str | Path, error: BaseException) -> RuntimeError:

@@ -209,7 +209,8 @@ def test_a_cache_written_by_an_earlier_version_stays_warm(tmp_path):
     old = sqlite3.connect(tmp_path / "embeddings.sqlite")
     old.execute("DROP TABLE entries")
     old.execute("CREATE TABLE vectors (key TEXT PRIMARY KEY, vector BLOB)")
-    old.execute("INSERT INTO vectors VALUES (?, ?)", (embedder._key(key_text), np.array([3, 4], np.float32).tobytes()))
+    vector = np.array([0.6, 0.8], np.float32).tobytes()
+    old.execute("INSERT INTO vectors VALUES (?, ?)", (embedder._key(key_text), vector))
     old.commit()
     again = Embedder(lambda texts: np.ones((len(texts), 2)), name="toy@1", cache=tmp_path)
-    assert again.embed([key_text]).tolist() == [[3.0, 4.0]]  # read from the old table's row, not computed
+    assert again.embed([key_text]).tolist() == np.array([[0.6, 0.8]], np.float32).tolist()  # read, not computed

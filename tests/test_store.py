@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
@@ -167,3 +169,27 @@ def test_an_explicit_folder_can_ignore_qdrant_url(tmp_path, monkeypatch):
     client = store.connect(tmp_path / "q", use_env=False)
     assert client.get_collections().collections == []
     client.close()
+
+
+FULL_DISK = """
+import resource, signal, sys
+import numpy as np
+from chunking import chunk, store
+chunks = chunk("A sentence about pumps and valves. " * 3000, "fixed", chunk_size=50, doc_id="d")
+client = store.connect(sys.argv[1], use_env=False)
+store.ensure_collection(client, "c", 4)
+store.index(client, "c", chunks[:5], np.eye(4, dtype=np.float32)[[0, 1, 2, 3, 0]])
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG), as on a full disk
+resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+try:
+    store.index(client, "c", chunks, np.tile(np.eye(4, dtype=np.float32), (len(chunks) // 4 + 1, 1))[:len(chunks)])
+except RuntimeError as error:
+    print(error)
+"""
+
+
+def test_a_full_disk_under_a_local_store_is_one_error_saying_what_to_do(tmp_path):
+    done = subprocess.run([sys.executable, "-c", FULL_DISK, str(tmp_path / "qdrant")], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("cannot write to collection 'c'") and "free disk space" in done.stdout
