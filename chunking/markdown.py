@@ -13,7 +13,8 @@
    the path goes into `context`, so the embedder sees it while `text` and offsets stay exact.
 5. A table split across chunks keeps its header: each later piece gets the header and delimiter
    rows in `metadata["table_header"]` and, with `include_table_header` (default), in `context`
-   after the heading path — so a row is never read without its column names.
+   after the heading path — so a row is never read without its column names (each of the two
+   rows cut to `HEADER_ROW_CHARS`: a table of thousands of columns repeats only their start).
 
 Without any heading the whole text is one section, still packed by blocks — never one giant
 chunk. `chunk_size` bounds `text`; the heading path and a repeated table header in `context` come
@@ -43,6 +44,7 @@ FALLBACK = {"verbatim": ("lines",), "paragraph_open": ("sentences", "words")}
 FALLBACK_DEFAULT = ("paragraphs", "lines", "sentences", "words")
 PART_CHARS = 100_000  # a longer document is parsed in parts of about this size (see `_parts`)
 TITLE_CHARS = 200  # a heading in a heading path is cut here: the path is copied into every chunk
+HEADER_ROW_CHARS = 500  # a repeated table header's rows are cut here, for the same reason
 _HEADING_AFTER_BLANK = re.compile(r"(?:\r\n?|\n)[ \t]*(?:\r\n?|\n)(?=#{1,6}(?:[ \t\r\n]|$))")
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
 _RAW_HTML = re.compile(r"^ {0,3}<(?:script|pre|style|textarea|!--|\?|![A-Za-z]|!\[CDATA\[)", re.M | re.I)
@@ -211,24 +213,28 @@ def _table_headers(text: str, section: Section, spans: list[Span]) -> list[str]:
     """For each chunk of a section, the header and delimiter rows of the table it starts inside of
     (a later piece of a split table), else "". Spans and tables are in order: one merge-like pass."""
     tables = [span for span, kind in section.blocks if kind == "table_open"]
-    headers, t = [], 0
+    headers, t, header = [], 0, None
     for start, _ in spans:
         while t < len(tables) and tables[t][1] <= start:
-            t += 1
+            t, header = t + 1, None
         inside = t < len(tables) and tables[t][0] < start
-        headers.append(_header_rows(text, tables[t]) if inside else "")
+        if inside and header is None:
+            header = _header_rows(text, tables[t])  # once per table, however many pieces it has
+        headers.append(header if inside else "")
     return headers
 
 
 def _header_rows(text: str, table: Span) -> str:
-    """The first two lines of a table: its header row and the delimiter row under it (found by two
-    line-end searches, not by splitting the table: a later piece of a long table asks again)."""
+    """The first two lines of a table: its header row and the delimiter row under it, each cut to
+    `HEADER_ROW_CHARS` (every later piece of the table carries them: a table of thousands of columns
+    must not copy its whole header row into each)."""
     start, end = table
     lines = []
     for _ in range(2):
         found = _LINE_END.search(text, start, end)
         stop = found.start() if found else end
-        lines.append(text[start:stop].rstrip())
+        row = text[start : min(stop, start + HEADER_ROW_CHARS + 1)].rstrip()
+        lines.append(row if len(row) <= HEADER_ROW_CHARS else row[: HEADER_ROW_CHARS - 1] + "…")
         start = found.end() if found else end
     return "\n".join(line for line in lines if line)
 

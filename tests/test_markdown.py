@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -134,3 +135,31 @@ def test_parsing_a_long_document_in_parts_gives_the_same_chunks(blocks, separato
     finally:
         markdown.PART_CHARS = saved
     assert parts == whole
+
+
+def wide_table(columns: int, rows: int) -> str:
+    header = "| " + " | ".join(f"column {i}" for i in range(columns)) + " |"
+    delimiter = "|" + "---|" * columns
+    body = ["| " + " | ".join(f"{r}.{i}" for i in range(columns)) + " |" for r in range(rows)]
+    return "# Wide\n\n" + "\n".join([header, delimiter, *body]) + "\n"
+
+
+@pytest.mark.parametrize("columns, rows", [(20, 200), (3000, 3), (30_000, 1)])
+def test_a_repeated_table_header_is_bounded_however_wide_the_table(columns, rows):
+    text = wide_table(columns, rows)
+    chunks = markdown.chunk(text, chunk_size=64)
+    headers = [c.metadata["table_header"] for c in chunks if "table_header" in c.metadata]
+    assert headers and all(len(row) <= markdown.HEADER_ROW_CHARS for h in headers for row in h.split("\n"))
+    longest = len("Wide") + 2 + 2 * markdown.HEADER_ROW_CHARS + 1  # the path, a blank line, two rows
+    assert max(len(c.context) for c in chunks) <= longest  # was the whole header: 4,459x the text on 295 KB
+    if columns == 20:  # a table of ordinary width repeats its header whole
+        assert headers[0] == "\n".join(text.split("\n")[2:4])
+
+
+def test_a_split_table_finds_its_header_once(monkeypatch):
+    calls = []
+    found = markdown._header_rows
+    monkeypatch.setattr(markdown, "_header_rows", lambda *a: calls.append(a) or found(*a))
+    chunks = markdown.chunk(wide_table(20, 500) + "\n" + wide_table(10, 300).replace("# Wide", "# Second"),
+                            chunk_size=64)
+    assert len(chunks) > 50 and len(calls) == 2
