@@ -10,7 +10,8 @@
    Here `f` is a float.
 4. `chunk_overlap` means what it means everywhere — an amount in the unit — and then the
    windows carry the previous window's trailing sentences within it (that is `sentence` with
-   overlap); `over="tokens"` slides windows of tokens instead (that is `fixed`).
+   overlap); `over="tokens"` slides windows of `chunk_size` in the unit instead, tokens by default
+   (that is `fixed`).
 
 Overlap buys recall at the price of more chunks and duplicated text in the index.
 `chunking/reference/sliding.py` is the plain version to copy. Taught in notebook 05.
@@ -24,7 +25,7 @@ from chunking import sentence
 from chunking.options import check_number, check_text, renamed, resolve_sizes
 from chunking.packing import Measure, Splitter, fallback
 from chunking.segment import Span, split_sentences
-from chunking.sizers import Bound, resolve_unit
+from chunking.sizers import Bound, Sentences, resolve_unit
 from chunking.types import Chunk, make_chunks
 
 STRATEGY = "sliding"
@@ -57,9 +58,12 @@ def chunk(
         raise ValueError(f"over must be one of {OVER}, got {over!r}")
     fraction, chunk_overlap = _overlaps(overlap_fraction, chunk_overlap)
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
-    if over == "tokens":
+    if over == "tokens":  # windows of `chunk_size` in the unit (tokens by default): fixed-size chunking
+        if unit == "sentences" or isinstance(unit, Sentences):
+            raise ValueError("unit='sentences' slides windows of whole sentences: use it with over='sentences', "
+                             "not over='tokens'")
         overlap = overlap or int(fraction * size)
-        spans = resolve_unit("tokens").bind(text).windows(0, len(text), size, overlap)
+        spans = resolve_unit(unit).bind(text).windows(0, len(text), size, overlap)
         return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)
     if overlap:
         chunks = sentence.chunk(text, chunk_size=size, chunk_overlap=overlap, unit=unit, doc_id=doc_id)
