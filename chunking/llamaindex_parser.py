@@ -8,7 +8,9 @@
 3. A node carries the document's metadata (merged by the base class), the chunk's own (a heading
    path, a parent's span…), `context` when the strategy gives one, SOURCE / PREVIOUS / NEXT
    relationships, and a deterministic id: the chunk's uuid5 (document id, strategy, offsets), so
-   re-ingesting a document gives the same node ids. The chunk's own metadata is kept out of what
+   re-ingesting a document gives the same node ids. A document key the strategy also sets (say
+   `heading_path`) is an error, as in the LangChain splitter and `chunking.chunk_document`, not a
+   silent overwrite. The chunk's own metadata is kept out of what
    the embedder and the LLM read, except `context`, so a node embeds like `chunk.embed_text`.
 
 Install with `pip install 'chunking[llamaindex]'` (llama-index-core). Shown in notebook 12.
@@ -52,6 +54,9 @@ class ChunkingNodeParser(NodeParser):
                 hidden = sorted(own)  # the embedder and the LLM read the context, not spans or ids
                 if c.context:
                     own["context"] = c.context
+                if clash := sorted(own.keys() & node.metadata.keys()):  # the base class would let the document win
+                    raise ValueError(f"metadata key(s) {clash} of document {node.node_id!r} are also set by the "
+                                     f"{self.strategy!r} strategy; rename them")
                 parsed.append(TextNode(
                     id_=c.id, text=c.text, start_char_idx=c.start, end_char_idx=c.end, metadata=own,
                     excluded_embed_metadata_keys=[*node.excluded_embed_metadata_keys, *hidden],

@@ -120,6 +120,17 @@ class TestLlamaIndex:
             assert all(n.relationships[NodeRelationship.NEXT].node_id == m.node_id for n, m in zip(mine, mine[1:]))
         assert [n.node_id for n in parser.get_nodes_from_documents(documents)] == [n.node_id for n in nodes]
 
+    @pytest.mark.parametrize("strategy, key", [("markdown", "heading_path"), ("markdown", "context"),
+                                               ("parent_child", "parent_start"), ("parent_child", "parent_id")])
+    def test_a_document_key_the_strategy_also_sets_is_an_error_not_overwritten(self, strategy, key):
+        from llama_index.core import Document
+
+        from chunking.llamaindex_parser import ChunkingNodeParser
+
+        document = Document(text="# A\n\nOne sentence here. Another one there.", id_="a.md", metadata={key: "mine"})
+        with pytest.raises(ValueError, match=rf"\['{key}'\] of document 'a.md' are also set by the '{strategy}'"):
+            ChunkingNodeParser(strategy, chunk_size=5).get_nodes_from_documents([document])
+
     def test_a_repeated_passage_keeps_the_offset_the_chunker_cut_at(self):
         """LlamaIndex re-derives offsets by searching from the previous start: "ab" would be found at 3."""
         from llama_index.core import Document
