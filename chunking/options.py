@@ -29,6 +29,19 @@ def check_text(text: object, name: str = "text") -> str:
     return text
 
 
+def valid_text(text: str) -> str:
+    """`text` with each lone surrogate made U+FFFD, as a decoder does with errors="replace" (a PDF's
+    broken text map or JSON's "\\ud800" escape yields them): nothing else changes, and the text can then
+    be written as UTF-8."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def check_flag(name: str, value: object) -> bool:
     """`value` if it is a bool."""
     if not isinstance(value, bool):
