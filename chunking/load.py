@@ -9,9 +9,11 @@
    strategy can use; decodes entities; collapses spaces except inside `<pre>`.
 3. `pdf_to_text` takes pypdf's text extraction page by page, pages joined by a blank line;
    `Document.pages` keeps where each page starts, so a chunk knows its pages.
-4. `docx_to_text` reads a Word file (python-docx) by the rules of the HTML reader: headings
+4. `docx_to_text` (`chunking.docx_text`: one walk over the XML, linear whatever the number of
+   styles) reads what Word shows in its final view by the rules of the HTML reader: headings
    become `# ` lines, list paragraphs `- ` lines, table rows `a | b | c`, paragraphs blank-line
-   separated.
+   separated; text boxes, content controls, fields' results and tracked insertions are read,
+   deletions and field codes are not; footnotes and endnotes follow the body as `[^1]: ` lines.
 5. `load_document` picks the reader by suffix and returns a `Document` (id, text, title, kind,
    pages, and metadata of your own); `load_corpus` loads every supported, non-hidden file of a
    folder (and its subfolders with `recursive`), sorted by path.
@@ -20,7 +22,8 @@
 
 For .html, .docx and .pdf the offsets refer to the extracted text, so keep `Document.text` beside
 the chunks, not the file. It does not guess encodings, run OCR, apply CSS (text hidden with
-`display: none` stays), read Word's headers, footers, comments or text boxes, or follow links.
+`display: none` stays), read Word's headers, footers, comments or hidden text (a warning per
+file counts what it left out), or follow links.
 Used from notebook 00 on; your own documents in notebook 12.
 """
 
@@ -28,11 +31,13 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import functools
 import io
 import json
 import logging
 import os
 import re
+import stat
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -40,16 +45,19 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from chunking.html_text import CELL_SEPARATOR, html_to_text
-from chunking.options import check_flag, one_line
+from chunking.html_text import html_to_text
+from chunking.options import check_flag, check_text, one_line, valid_text
 
 SUPPORTED = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx")
 KINDS = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
          ".pdf": "pdf", ".docx": "docx"}
 PAGE_SEPARATOR = "\n\n"  # between the pages of a PDF
-MAX_LIST_INDENT = 8  # as the HTML reader: deeper list levels are indented no further
 TITLE_CHARS = 100  # a first line used as a title is cut here (an essay's first line is a paragraph)
 PREVIEW_CHARS = 40
+_NON_SPACE = re.compile(r"\S")
+_LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")  # where str.splitlines breaks
+SPECIAL_FILES = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+                 (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
 
 
 # What `Document.chunk_metadata` sets itself; your own metadata uses other keys.
@@ -73,6 +81,8 @@ class Document:
     metadata: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
+        for name in ("doc_id", "title"):
+            check_text(getattr(self, name), name)  # they reach every chunk, its id and its payload
         object.__setattr__(self, "metadata", MappingProxyType(check_metadata(self.metadata)))
         object.__setattr__(self, "pages", tuple(self.pages))
 
@@ -81,11 +91,27 @@ class Document:
         return Document, (self.doc_id, self.text, self.title, self.path, self.kind, self.pages, dict(self.metadata))
 
     def page_range(self, start: int, end: int) -> tuple[int, int] | None:
-        """The first and last page (1-based) that `text[start:end]` lies on; None without pages."""
+        """The first and last page (1-based) whose text `text[start:end]` overlaps; None without pages.
+
+        The blank line between two pages is on neither, and an empty page holds no text: a span that
+        starts in a separator starts on the next page with text, one that ends in it ends on the page
+        before. A span of separators alone is on the page after them.
+        """
         if not self.pages:
             return None
-        first = bisect.bisect_right(self.pages, start)
-        return first, max(first, bisect.bisect_right(self.pages, max(start, end - 1)))
+        starts, ends, numbers = self._pages_with_text
+        if not numbers:
+            return 1, 1
+        first = numbers[min(bisect.bisect_right(ends, start), len(numbers) - 1)]  # its text ends after start
+        last = bisect.bisect_left(starts, max(end, start + 1)) - 1  # the last whose text starts before end
+        return first, max(first, numbers[last] if last >= 0 else first)
+
+    @functools.cached_property
+    def _pages_with_text(self) -> tuple[list[int], list[int], list[int]]:
+        """Where the text of each page that has some starts and ends, and its number (1-based)."""
+        ends = [*(s - len(PAGE_SEPARATOR) for s in self.pages[1:]), len(self.text)]
+        filled = [(s, e, n) for n, (s, e) in enumerate(zip(self.pages, ends), 1) if e > s]
+        return [s for s, _, _ in filled], [e for _, e, _ in filled], [n for _, _, n in filled]
 
     def chunk_metadata(self, start: int, end: int) -> dict[str, Any]:
         """What a chunk of `text[start:end]` carries of its document: title, source path, kind, its
@@ -117,10 +143,15 @@ def check_metadata(metadata: object, name: str = "metadata") -> dict[str, Any]:
             raise ValueError(f"{name} key {key!r} is set from the document itself (one of {DOCUMENT_KEYS}); "
                              "use another name")
         try:
-            json.dumps(value, allow_nan=False)
+            as_json = json.dumps({key: value}, allow_nan=False, ensure_ascii=False)
         except (TypeError, ValueError) as error:
             raise ValueError(f"{name}[{key!r}] must be a JSON value (str, number, bool, None, list, dict), "
                              f"got {one_line(error)}") from None
+        try:
+            as_json.encode("utf-8")  # JSON lines and the store are UTF-8: a lone surrogate cannot be written
+        except UnicodeEncodeError as error:
+            raise ValueError(f"{name}[{key!r}] holds a lone surrogate {as_json[error.start]!r}: not valid Unicode; "
+                             "decode its source with errors='replace'") from None
     return dict(metadata)
 
 
@@ -154,7 +185,7 @@ def load_document(
         text = read_text(path)
     if kind != "text":
         title = title or document_title(text)
-    title = title or _first_line(text) or doc_id
+    title = short_title(title or _first_line(text) or doc_id)
     return Document(doc_id=doc_id, text=text, title=title, path=path, kind=kind, pages=pages, metadata=metadata)
 
 
@@ -231,11 +262,26 @@ def read_text(path: str | os.PathLike) -> str:
 
 
 def read_bytes(path: str | os.PathLike) -> bytes:
-    """The file's bytes; an error reading them names the file (a read error alone does not)."""
+    """The bytes of a regular file; an error reading them names the file (a read error alone does not).
+
+    A FIFO, a device or a socket is refused before anything is read from it: reading one may wait for
+    ever (a pipe with no writer) or never end (`/dev/zero`). It is opened without blocking to find out.
+    """
     try:
-        return Path(path).read_bytes()
+        _regular(path, os.stat(path).st_mode)  # a socket cannot even be opened
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with open(handle, "rb", closefd=True) as file:
+            _regular(path, os.fstat(file.fileno()).st_mode)  # what was opened, should the path have changed
+            return file.read()
     except OSError as error:
         raise OSError(error.errno, f"cannot read file {str(path)!r}: {error.strerror or error}") from None
+
+
+def _regular(path: str | os.PathLike, mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in SPECIAL_FILES if test(mode)), "not a regular file")
+        raise ValueError(f"file {str(path)!r} is {kind}, not a regular file: give a file's path (a pipe or "
+                         "device could be read without end)")
 
 
 def pdf_to_text(path: str | os.PathLike) -> str:
@@ -260,8 +306,8 @@ def _read_pdf(path: Path) -> tuple[str, str, tuple[int, ...]]:
             reader = PdfReader(io.BytesIO(data))
             locked = reader.is_encrypted and not reader.decrypt("")
             if not locked:
-                pages = [(page.extract_text() or "").strip() for page in reader.pages]
-                title = (reader.metadata.title if reader.metadata else None) or ""
+                pages = [valid_text(page.extract_text() or "").strip() for page in reader.pages]
+                title = valid_text(str((reader.metadata.title if reader.metadata else None) or ""))
     except Exception as error:  # any failure inside pypdf means: not readable
         detail = " ".join(str(error).split())[:200] or "no detail"
         raise ValueError(f"file {str(path)!r} is not a readable PDF ({type(error).__name__}: {detail})") from None
@@ -279,78 +325,13 @@ def docx_to_text(path: str | os.PathLike) -> str:
 
 
 def _read_docx(path: Path) -> tuple[str, str]:
-    """(text, core-properties title) of a .docx file; one that python-docx cannot read is a ValueError
-    naming it. Body paragraphs and tables in document order (tables nested in cells flattened into
-    their cell's text); what Word keeps outside the body (headers, footers, comments) is left out."""
-    import docx
+    """(text, core-properties title) of a .docx file, read by `chunking.docx_text`; one python-docx
+    cannot open is a ValueError naming it, and what it leaves out (headers, footers, comments…) is
+    one warning naming it, with counts."""
+    from chunking.docx_text import read_docx
 
-    data = read_bytes(path)
-    try:
-        with _quiet("docx"):
-            document = docx.Document(io.BytesIO(data))
-            blocks = [_docx_block(item) for item in document.iter_inner_content()]
-            title = document.core_properties.title or ""
-    except Exception as error:  # a zip that is not a Word file, broken XML, missing parts…
-        detail = " ".join(str(error).split())[:200] or "no detail"
-        kind = type(error).__name__
-        raise ValueError(f"file {str(path)!r} is not a readable .docx file ({kind}: {detail})") from None
-    return _join_docx_blocks([b for b in blocks if b[1].strip()]), title.strip()
-
-
-def _docx_block(item) -> tuple[str, str]:
-    """(kind, text) of one body item: "item" for a list paragraph, "block" for the rest."""
-    if hasattr(item, "rows"):  # a table: one line per row, merged cells once
-        rows = []
-        for row in item.rows:
-            cells, seen = [], set()
-            for cell in row.cells:
-                if id(cell._tc) not in seen:
-                    seen.add(id(cell._tc))
-                    cells.append(_cell_text(cell._tc))
-            rows.append(CELL_SEPARATOR.join(cells).strip())
-        return "block", "\n".join(r for r in rows if r)
-    text = item.text.strip()
-    style = (item.style.name if item.style is not None else "") or ""
-    level = _heading_level(style)
-    properties = item._p.pPr
-    numbering = properties.numPr if properties is not None else None
-    if level:
-        return "block", f"{'#' * level} {' '.join(text.split())}"
-    if numbering is not None or style.startswith("List"):
-        if numbering is not None and numbering.ilvl is not None:
-            depth = numbering.ilvl.val  # the paragraph's own list level
-        else:  # the style's: "List Bullet 2" is the second level
-            depth = int(m.group(1)) - 1 if (m := re.search(r" ([0-9]{1,3})$", style)) else 0
-        return "item", f"{'  ' * min(max(depth, 0), MAX_LIST_INDENT)}- {text}"
-    return "block", text
-
-
-def _cell_text(cell) -> str:
-    """All the text of a table cell on one line, a table nested in it included (python-docx's
-    `cell.text` leaves nested tables out): one pass over its text, tab and break elements."""
-    from docx.oxml.ns import qn
-
-    text, tab, breaks = qn("w:t"), qn("w:tab"), (qn("w:br"), qn("w:cr"), qn("w:p"))
-    parts = [e.text or "" if e.tag == text else " " for e in cell.iter(text, tab, *breaks)]
-    return " ".join("".join(parts).split())
-
-
-def _heading_level(style: str) -> int:
-    """1–6 for Word's "Title" and "Heading 1" … "Heading 9" styles (deeper ones are 6), else 0."""
-    if style == "Title":
-        return 1
-    name, _, number = style.partition(" ")
-    return min(int(number), 6) if name == "Heading" and number.isdigit() and int(number) > 0 else 0
-
-
-def _join_docx_blocks(blocks: list[tuple[str, str]]) -> str:
-    """Blocks separated by a blank line; consecutive list items by a line break, as one list."""
-    parts = []
-    for i, (kind, text) in enumerate(blocks):
-        if i:
-            parts.append("\n" if kind == "item" and blocks[i - 1][0] == "item" else "\n\n")
-        parts.append(text)
-    return "".join(parts)
+    document = read_docx(read_bytes(path), name=str(path))
+    return document.text, document.title
 
 
 @contextlib.contextmanager
@@ -383,6 +364,17 @@ def _first_heading(text: str) -> str:
     return ""
 
 
+def short_title(title: str) -> str:
+    """A title on one line of at most `TITLE_CHARS` characters: it is copied into every chunk's metadata,
+    so a page whose `<title>` (or a PDF's or Word file's metadata title) holds a whole text costs no more."""
+    title = " ".join(title[: 4 * TITLE_CHARS].split())  # a bounded prefix: the rest is never shown
+    return title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1].rstrip() + "…"
+
+
 def _first_line(text: str) -> str:
-    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+    """The first line that is not blank, on one line and cut short (only its start is read)."""
+    found = _NON_SPACE.search(text)
+    if found is None:
+        return ""
+    stop = _LINE_BREAK.search(text, found.start(), found.start() + 4 * TITLE_CHARS)
+    return short_title(text[found.start() : stop.start() if stop else found.start() + 4 * TITLE_CHARS])

@@ -378,10 +378,26 @@ def payload(chunk: Chunk) -> dict:
     it as `metadata.<key>`.
     """
     metadata = {k: list(v) if isinstance(v, tuple) else v for k, v in chunk.metadata.items()}
-    return {
+    data = {
         "doc_id": chunk.doc_id, "start": chunk.start, "end": chunk.end, "index": chunk.index,
         "text": chunk.text, "strategy": chunk.strategy, "context": chunk.context, "metadata": metadata,
     }
+    if _unencodable(json.dumps(data, ensure_ascii=False)):  # refused here, not found when a search reads it back
+        field = next(k for k, v in data.items() if _unencodable(json.dumps(v, ensure_ascii=False)))
+        raise ValueError(f"chunk {chunk.index} of document {chunk.doc_id!r}: its {field} holds a lone surrogate, "
+                         "which is not valid Unicode and cannot be stored")
+    return data
+
+
+def _unencodable(text: str) -> bool:
+    """Does `text` hold a lone surrogate (which UTF-8, JSON lines and Qdrant cannot take)?"""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
 
 
 def chunk_from_payload(data: Mapping) -> Chunk:

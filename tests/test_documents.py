@@ -185,10 +185,32 @@ def test_metadata_set_by_the_package_cannot_be_overwritten():
     ({1: "x"}, "metadata keys must be non-empty str, got 1"),
     ({"": "x"}, "metadata keys must be non-empty str, got ''"),
     (["a"], "metadata must be a mapping"),
+    ({"a": "x\ud800"}, r"metadata\['a'\] holds a lone surrogate '\\ud800'"),
+    ({"a": {"deep": ["ok", "\udfff"]}}, r"metadata\['a'\] holds a lone surrogate '\\udfff'"),
+    ({"k\ud800": 1}, r"metadata\['k\\ud800'\] holds a lone surrogate"),
 ])
 def test_bad_metadata_is_a_clear_error(metadata, message):
     with pytest.raises((TypeError, ValueError), match=message):
         check_metadata(metadata)
+
+
+@pytest.mark.parametrize("field", ["doc_id", "title"])
+def test_a_document_whose_id_or_title_is_not_valid_unicode_is_refused(field):
+    fields = {"doc_id": "d", "text": "Text.", "title": "T", field: "bad \ud800"}
+    with pytest.raises(ValueError, match=f"{field} holds a lone surrogate"):
+        Document(**fields)
+
+
+@pytest.mark.parametrize("field", ["context", "metadata"])
+def test_what_cannot_be_stored_is_refused_before_the_store_not_when_read_back(field):
+    from dataclasses import replace
+
+    from chunking import store
+
+    [c] = chunk("Alpha beta.", "sentence", doc_id="d")
+    bad = replace(c, context="ctx \ud800") if field == "context" else replace(c, metadata={"k": "\ud800"})
+    with pytest.raises(ValueError, match=f"chunk 0 of document 'd': its {field} holds a lone surrogate"):
+        store.payload(bad)
 
 
 def test_the_payload_keeps_user_keys_apart_from_its_own():
@@ -272,6 +294,7 @@ def test_the_command_line_reads_folders_recursively(tmp_path):
 
 @pytest.mark.parametrize(("value", "message"), [
     ("{", "not JSON"), ("[1]", "must be a JSON object"), ('{"title": "x"}', "is set from the document"),
+    ('{"team": "ops \\ud800"}', "holds a lone surrogate"),  # JSON's escape makes a str no file can hold
 ])
 def test_bad_metadata_on_the_command_line_is_one_line(tmp_path, value, message):
     (tmp_path / "a.txt").write_text("Ay.", encoding="utf-8")

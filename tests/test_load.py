@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
+import os
+import re
+import socket
+from pathlib import Path
+
 import pytest
 
 from chunking import check_chunks, chunk
-from chunking.load import Document, html_to_text, load_corpus, load_document, pdf_to_text, read_text
+from chunking.load import (
+    TITLE_CHARS,
+    Document,
+    document_title,
+    html_to_text,
+    load_corpus,
+    load_document,
+    pdf_to_text,
+    read_text,
+    short_title,
+)
 from tests.conftest import DATA
 
 CORPUS = DATA / "corpus"
@@ -275,3 +290,72 @@ def test_load_corpus_bad_suffixes(tmp_path, kwargs, error, match):
 def test_load_corpus_on_a_missing_folder_is_a_value_error(tmp_path):
     with pytest.raises(ValueError, match=r"missing.*is not a directory"):
         load_corpus(tmp_path / "missing")
+
+
+# --- what is not a file, and what is copied into every chunk --------------------------------------
+
+def fifo(tmp_path):
+    path = tmp_path / "pipe.txt"
+    os.mkfifo(path)  # no writer: reading it would wait for ever
+    return path
+
+
+def unix_socket(tmp_path):
+    path = tmp_path / "socket.txt"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    return path
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and devices are POSIX")
+@pytest.mark.parametrize("special, kind", [(fifo, "a FIFO"), (lambda _: Path("/dev/zero"), "a character device"),
+                                           (unix_socket, "a socket")])
+def test_a_pipe_device_or_socket_is_refused_before_anything_is_read(tmp_path, special, kind):
+    path = special(tmp_path)
+    with pytest.raises(ValueError, match=f"{re.escape(str(path))}.* is {kind}.*not a regular file"):
+        read_text(path)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_the_command_line_names_a_pipe_and_exits(tmp_path):
+    from chunking.cli import main
+
+    path = fifo(tmp_path)
+    assert main(["chunk", str(path)]) == 1  # returns: nothing waited for a writer
+
+
+@pytest.mark.parametrize("name, page, title", [
+    ("long.html", lambda title: f"<title>{title}</title><p>Body text.</p>".encode(), "A title\nthat goes  on "),
+    ("long.txt", lambda title: f"{title}\n\nBody text.".encode(), "A title that goes\ton "),
+])
+def test_a_title_is_one_short_line_whatever_the_source(tmp_path, name, page, title):
+    title += "and on " * 40_000  # 280 KB
+    document = load_document(write(tmp_path, name, page(title)))
+    assert document.title == short_title(title) and len(document.title) <= TITLE_CHARS
+    assert document.title.startswith("A title that goes on and on") and "\n" not in document.title
+
+
+def test_a_pdf_metadata_title_is_cut_short(tmp_path):
+    document = load_document(tiny_pdf(tmp_path / "t.pdf", ["Words on a page."], title="Pumps " * 20_000))
+    assert len(document.title) == TITLE_CHARS and document.title.endswith("…")
+
+
+def test_finding_a_first_line_copies_out_only_its_start():
+    text = " " * 10_000 + "x" * 10_000_000
+    assert document_title(text) == "x" * (TITLE_CHARS - 1) + "…"
+
+
+@pytest.mark.parametrize("pages, offsets, expected", [
+    (["First words here.", "", "Third page words."], "separator after the empty page", (3, 3)),
+    (["First words here.", "", "Third page words."], "separator after the first page", (3, 3)),
+    (["First words here.", "Second page."], "end in the separator", (1, 1)),
+    (["First words here.", "", "", "Fourth."], "all of it", (1, 4)),
+])
+def test_a_span_is_on_the_pages_whose_text_it_overlaps(tmp_path, pages, offsets, expected):
+    document = load_document(tiny_pdf(tmp_path / "gaps.pdf", pages))
+    starts, text = document.pages, document.text
+    span = {"separator after the empty page": (starts[1] + 1, len(text)),
+            "separator after the first page": (starts[1] - 1, len(text)),
+            "end in the separator": (0, starts[1] - 1),
+            "all of it": (0, len(text))}[offsets]
+    assert document.page_range(*span) == expected
