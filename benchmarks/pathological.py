@@ -3,7 +3,8 @@
 1. Families: each builds a text of any length from one hostile pattern — runs of one punctuation
    mark, unclosed constructs (HTML tags, comments, markdown links), deep nesting (lists, quotes,
    tags), one character repeated, markup storms — the shapes that made earlier versions quadratic.
-2. Targets: the HTML extractor, the title finder, and every strategy (cl100k tokens, 64 per chunk).
+2. Targets: the readers (HTML, Word, a page loaded and chunked, the title finder, an LLM reply's
+   reasoning strip) and every strategy (cl100k tokens, 64 per chunk).
    Semantic and parent_child's semantic parents get a bag-of-words embedder: this measures the
    chunker's own work, not MiniLM's (embedding costs the same per sentence whatever the shape).
 3. Each (family, target) is timed once at 10k, 100k and 1M characters, in this process, with a
@@ -60,6 +61,14 @@ def indented(line: str) -> Callable[[int], str]:
     return build
 
 
+def wide_table(n: int) -> str:
+    """One markdown table as wide as the length allows: a header row of about n/4 characters of
+    column names, its delimiter row, and two rows of cells as wide (every later piece repeats the header)."""
+    columns = max(1, n // 32)
+    row = "|" + "".join(f" c{i % 1000:03d} |" for i in range(columns))
+    return "\n".join([row, "|" + "---|" * columns, row.replace("c", "v"), row.replace("c", "w")])[:n]
+
+
 # name -> (kind, builder); kinds group the table
 FAMILIES: dict[str, tuple[str, Callable[[int], str]]] = {
     "dots": ("punctuation run", repeat(".")),
@@ -83,6 +92,7 @@ FAMILIES: dict[str, tuple[str, Callable[[int], str]]] = {
     "html-comment-opens": ("unclosed construct", repeat("<!--")),
     "html-cdata-opens": ("unclosed construct", repeat("<![CDATA[")),
     "html-pi-opens": ("unclosed construct", repeat("<?")),
+    "think-opens": ("unclosed construct", repeat("<think>")),  # a reasoning model's reply (llm.strip_reasoning)
     "html-quoted-attribute": ("unclosed construct", repeat('<a b="')),
     "md-image-opens": ("unclosed construct", repeat("![")),
     "md-brackets": ("unclosed construct", repeat("[")),
@@ -103,6 +113,9 @@ FAMILIES: dict[str, tuple[str, Callable[[int], str]]] = {
     "md-blockquotes": ("deep nesting", nested(">")),
     "md-nested-lists": ("deep nesting", indented("- x")),
     "parentheses": ("deep nesting", nested("(", ")")),
+    "md-wide-table": ("markup storm", wide_table),
+    "html-long-title": ("markup storm", lambda n: "<title>" + repeat("word ")(n) + "</title><p>Body.</p>"),
+    "docx-many-styles": ("markup storm", repeat("A line in a style of its own.\n")),  # docx_to_text: a style each
 }
 
 
@@ -111,7 +124,8 @@ DEFAULT_FAMILIES = ("dots", "bang-question", "ellipsis", "dot-closer", "cjk-stop
                     "one-letter", "spaces", "newlines", "cjk", "emoji", "devanagari",
                     "html-open-tags", "html-comment-opens", "html-quoted-attribute", "md-image-opens",
                     "md-link-opens", "md-emphasis", "md-headings", "md-fence-storm", "html-entities",
-                    "html-nested-lists", "md-blockquotes", "md-nested-lists")
+                    "html-nested-lists", "md-blockquotes", "md-nested-lists", "md-wide-table", "html-long-title",
+                    "think-opens", "docx-many-styles")
 
 
 def bag_of_words(texts: list[str]) -> np.ndarray:
@@ -126,8 +140,10 @@ def bag_of_words(texts: list[str]) -> np.ndarray:
 
 def targets() -> dict[str, Callable[[str], object]]:
     """name -> the call to time: the loaders' parsers and every strategy."""
-    from chunking import chunk
+    from chunking import chunk, chunk_document
+    from chunking.docx_text import read_docx, text_to_docx
     from chunking.embed import Embedder
+    from chunking.llm import strip_reasoning
     from chunking.load import document_title, html_to_text
 
     words = Embedder(bag_of_words, name="bag-of-words-64", cache=False)
@@ -135,6 +151,12 @@ def targets() -> dict[str, Callable[[str], object]]:
     return {
         "html_to_text": html_to_text,
         "document_title": document_title,
+        # chunking.llm's reasoning strip, on the text as if a model had replied it
+        "strip_reasoning": strip_reasoning,
+        # a page loaded as a file (its title cut short, once) and chunked: each chunk carries the title
+        "load_document, html": lambda t: chunk_document(_as_file(t, ".html"), "fixed", **size),
+        # a Word file of the text, one paragraph per line, each in a style of its own, built then read
+        "docx_to_text": lambda t: read_docx(text_to_docx(t)),
         "fixed": lambda t: chunk(t, "fixed", **size, chunk_overlap=8),
         "sentence": lambda t: chunk(t, "sentence", **size),
         "paragraph": lambda t: chunk(t, "paragraph", **size),
@@ -147,6 +169,19 @@ def targets() -> dict[str, Callable[[str], object]]:
         "contextual, heading": lambda t: chunk(t, "contextual", **size),
         "contextual, summary": lambda t: chunk(t, "contextual", **size, provider="summary"),
     }
+
+
+def _as_file(text: str, suffix: str):
+    """`text` written to a temporary file and loaded as a document (the file removed again)."""
+    import tempfile
+    from pathlib import Path
+
+    from chunking.load import load_document
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"page{suffix}"
+        path.write_text(text, encoding="utf-8")
+        return load_document(path)
 
 
 class OverLimit(Exception):

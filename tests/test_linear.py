@@ -19,7 +19,8 @@ from tests.conftest import load_benchmark
 
 pathological = load_benchmark("pathological")
 FAMILIES = sorted(pathological.FAMILIES)
-STRATEGIES = [name for name in pathological.targets() if name not in ("html_to_text", "document_title")]
+READERS = ("html_to_text", "document_title", "docx_to_text", "strip_reasoning", "load_document, html")  # not strategies
+STRATEGIES = [name for name in pathological.targets() if name not in READERS]
 N = 30_000
 TOKENIZER_READS = 10  # per input character, every strategy (parent_child chunks the text twice: up to 8.1 seen)
 UNIT_READS = 30  # per input character, for a callable unit (windows are found by doubling then halving)
