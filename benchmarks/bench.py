@@ -1062,7 +1062,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--pathological-sizes", default="10000,100000,1000000",
                         help="characters for the pathological families, comma-separated (0: skip)")
     parser.add_argument("--pathological-families",
-                        help="comma-separated family names, or all (default: pathological.DEFAULT_FAMILIES, 25)")
+                        help="comma-separated family names, or all (default: pathological.DEFAULT_FAMILIES, 29)")
     parser.add_argument("--shapes", default="all",
                         help="shapes of text (benchmarks/shapes.py) for the recursive cases: names, all or none")
     parser.add_argument("--quick", action="store_true",
