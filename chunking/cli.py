@@ -16,6 +16,10 @@ For `index` and `search` the store is `--url`, else `--path`, else `$QDRANT_URL`
 their collections in memory unless `--store DIR` or `$QDRANT_URL` says otherwise. The API key is
 read from `$QDRANT_API_KEY` only.
 Exit codes: 0 success, 2 bad usage, 1 runtime error, 130 interrupted; one line on stderr, no traceback.
+What the arguments alone decide (sizes, a --unit or --min-chunk-size the strategy refuses, unknown
+--strategies) is checked before any file is read: exit 2 with the usage line, naming the flag. Every
+entry of a `--config` file is checked in full before any configuration runs; a bad one is input, like a
+bad questions file: exit 1, naming the file, the line where the entry starts and the entry.
 Progress bars go to stderr only when it is a terminal; the library itself never prints.
 """
 
@@ -47,6 +51,13 @@ PREVIEW_CHARS = 70
 # Shown escaped in tables: control characters (ANSI escapes could drive the terminal) and bidi
 # overrides (they reorder what is shown). JSON output escapes C0 controls by itself.
 UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# A usage error names the flag the user typed, not the parameter it becomes: `--unit sentences`, not
+# `unit='sentences'` (sliding's `overlap_fraction` is a fractional --chunk-overlap).
+FLAGS = {"min_chunk_size": "--min-chunk-size", "chunk_size": "--chunk-size", "chunk_overlap": "--chunk-overlap",
+         "overlap_fraction": "--chunk-overlap"}
+PARAMETER = re.compile(r"(?<![\w-])(" + "|".join(FLAGS) + r")(?!\w)")
+JSON_GAP = re.compile(r"[ \t\n\r]*,?[ \t\n\r]*")  # between two elements of a JSON list
+UNIT_VALUE = re.compile(r"(?<![\w-])unit=(['\"]?)([\w-]+)\1|(?<![\w-])unit(?= must)")
 OVERVIEW = """examples:
   chunking chunk notes.md --strategy markdown --format table
   chunking index docs/ --chunk-size 200
@@ -97,14 +108,14 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; return its exit code (argparse itself exits with 2 on bad usage)."""
     parser = _parser()
     args = parser.parse_args(argv)
-    if hasattr(args, "chunk_size"):
-        try:
-            resolve_sizes(args.chunk_size, args.chunk_overlap)
-        except (TypeError, ValueError) as error:
-            message = str(error).replace("chunk_size", "--chunk-size").replace("chunk_overlap", "--chunk-overlap")
-            args.parser.error(message)
     try:
-        code = args.run(args)
+        _check_usage(args)
+    except (TypeError, ValueError) as error:  # known from the arguments alone: bad usage, before any work
+        args.parser.error(_flags(one_line(error)))
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning  # a damaged cache, text a Word file's reader left out: one line each
+            code = args.run(args)
         sys.stdout.flush()
         return code
     except KeyboardInterrupt:
@@ -121,6 +132,34 @@ def main(argv: list[str] | None = None) -> int:
             raise
         _error(f"Qdrant: {type(error).__name__}: {error}")
         return 1
+
+
+def _check_usage(args: argparse.Namespace) -> None:
+    """Raise what the arguments alone make wrong, before any file is read: sizes that do not fit together,
+    an option the strategy refuses (its own checks, run by `compare.check_options` on a probe text with
+    no model), a flag of another mode, and --strategies that are unknown, repeated or refuse the sizes."""
+    from chunking.compare import check_options
+
+    if hasattr(args, "chunk_size"):
+        resolve_sizes(args.chunk_size, args.chunk_overlap)
+    if getattr(args, "engine", "ray") != "ray" and (args.workers is not None or args.ray_address is not None):
+        raise ValueError(f"--{'workers' if args.workers is not None else 'ray-address'} is an option of --engine ray")
+    if hasattr(args, "strategy"):  # chunk and index
+        options = _flag_options(args, args.strategy)
+        if options.get("unit") == "pieces":  # the model's pieces need the model: checked as any unit but sentences
+            options["unit"] = "characters"
+        try:
+            check_options(args.strategy, options)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"--strategy {args.strategy}: {error}") from None
+    if getattr(args, "strategies", None) is not None:
+        _strategy_configs(args)
+
+
+def _flags(message: str) -> str:
+    """A message about parameters, in the flags that set them."""
+    message = PARAMETER.sub(lambda m: FLAGS[m.group(1)], message)
+    return UNIT_VALUE.sub(lambda m: f"--unit {m.group(2)}" if m.group(2) else "--unit", message)
 
 
 def run_chunk(args: argparse.Namespace) -> int:
@@ -142,8 +181,6 @@ def run_index(args: argparse.Namespace) -> int:
 
     if args.engine == "ray":
         return _index_on_ray(args)
-    if args.workers is not None or args.ray_address is not None:
-        raise Failure(f"--{'workers' if args.workers is not None else 'ray-address'} is an option of --engine ray")
     documents = _documents(args.paths, args.recursive, args.metadata)
     client, where = _connect(args.url, args.path, DEFAULT_STORE, timeout=args.timeout)
     try:
@@ -250,11 +287,12 @@ def run_evaluate(args: argparse.Namespace) -> int:
     from chunking.evaluate import load_questions, verify_questions
     from chunking.load import load_corpus
 
-    documents = {d.doc_id: d.text for d in load_corpus(args.corpus)}
+    configs = _configs(args)  # first: a bad entry of a --config file fails before anything is loaded
     questions = load_questions(args.questions)
+    documents = {d.doc_id: d.text for d in load_corpus(args.corpus)}
     verify_questions(questions, documents)
-    configs = _configs(args)
-    args.out.mkdir(parents=True, exist_ok=True)
+    for folder in filter(None, (args.out, getattr(args, "snapshot", None))):  # before the run, not after it
+        folder.mkdir(parents=True, exist_ok=True)
     # In memory unless asked: local Qdrant commits each point to disk alone (~15 ms a point here),
     # which made the warm demo spend most of its minute writing collections it never reopens.
     client, _ = _connect(None, args.store, None, timeout=args.timeout)
@@ -329,7 +367,7 @@ def _connect(url: str | None, path: Path | None, default: Path | None, *, create
         else:
             client, where = store.connect(folder, use_env=False), str(folder)  # a folder flag beats $QDRANT_URL
     for warning in caught:  # e.g. a client/server version mismatch: one line each, not a stack
-        print(f"chunking: warning: {one_line(warning.message)}", file=sys.stderr)
+        _warning(warning.message, warning.category, warning.filename, warning.lineno)
     return client, where
 
 
@@ -373,7 +411,7 @@ def _embedder(args: argparse.Namespace, cache: bool = True):
         except ValueError as error:
             raise Failure(str(error)) from None
     for warning in caught:
-        print(f"chunking: warning: {one_line(warning.message)}", file=sys.stderr)
+        _warning(warning.message, warning.category, warning.filename, warning.lineno)
     return embedder
 
 
@@ -454,6 +492,10 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def _warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"chunking: warning: {one_line(message)}", file=sys.stderr)
+
+
 def _error(error: object) -> None:
     message = one_line(error)
     print(f"chunking: error: {message}", file=sys.stderr)
@@ -472,64 +514,120 @@ def _write_snapshot(folder: Path, result) -> None:
 
 
 def _configs(args: argparse.Namespace) -> list:
-    from chunking.compare import DEFAULT_CONFIGS, Config, check_configs
+    """The configurations to compare: a --config file's, --strategies at the sizes given, or the defaults."""
+    from chunking.compare import DEFAULT_CONFIGS
 
     if args.config:
-        entries = _read_config(args.config)
-        try:
-            configs = [_config(entry, i) for i, entry in enumerate(entries)]
-            check_configs(configs)
-        except (TypeError, ValueError) as error:
-            raise ValueError(f"{str(args.config)!r}: {error}") from None
-        return configs
-    if not args.strategies:
-        return list(DEFAULT_CONFIGS)
+        return _file_configs(args.config)
+    if args.strategies is not None:
+        return _strategy_configs(args)
+    return list(DEFAULT_CONFIGS)
+
+
+def _strategy_configs(args: argparse.Namespace) -> list:
+    """--strategies at --chunk-size and --chunk-overlap, each checked in full; errors name the flags."""
+    from chunking.compare import Config
+
     names = [s.strip() for s in args.strategies.split(",") if s.strip()]
     unknown = [n for n in names if n not in STRATEGIES]
-    if unknown:
-        raise ValueError(f"--strategies must name strategies from {sorted(STRATEGIES)}, got {unknown}")
-    return [Config(f"{n}-{args.chunk_size}", n, _options(args, n)) for n in names]
+    if not names or unknown:
+        raise ValueError(f"--strategies must name strategies from {sorted(STRATEGIES)}, got "
+                         f"{unknown or repr(args.strategies)}")
+    if twice := sorted({n for n in names if names.count(n) > 1}):
+        raise ValueError(f"--strategies names {twice} more than once")
+    configs = [Config(f"{n}-{args.chunk_size}", n, _flag_options(args, n),  # parent_child retrieves parents only
+                      retrieval="parents" if n == "parent_child" else "dense") for n in names]
+    for config in configs:
+        config.check(where=f"--strategies {config.strategy}")
+    return configs
 
 
-def _config(entry: object, i: int):
-    """One configuration from a config file's entry: name, strategy, and optionally options, embedding, retrieval."""
+def _file_configs(path: Path) -> list:
+    """A --config file's configurations, every entry checked in full before any runs: each problem names
+    the file, the line where its entry starts and the entry (index and name); all are reported at once."""
+    configs, problems, named = [], [], []  # named: (name, line) of every entry that has a name
+    for i, (line, entry) in enumerate(_read_config(path)):
+        name = entry.get("name") if isinstance(entry, dict) else None
+        named += [(name, line)] if isinstance(name, str) else []
+        where = f"{path}:{line}: entry {i}" + (f" ({name!r})" if isinstance(name, str) else "")
+        try:
+            configs.append(_config(entry, where))
+        except (TypeError, ValueError) as error:
+            problems.append(str(error))
+    names = [name for name, _ in named]
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        at = " and ".join(f"line {line}" for other, line in named if other == name)
+        problems.append(f"{path}: configuration names must be distinct, got [{name!r}] more than once (at {at})")
+    if problems:
+        raise ValueError(problems[0] if len(problems) == 1 else f"{len(problems)} problems: " + "; ".join(problems))
+    return configs
+
+
+def _config(entry: object, where: str):
+    """One configuration from a config file's entry (name, strategy, and optionally options, embedding,
+    retrieval), checked in full (`Config.check`); errors begin with `where`."""
     from chunking.compare import Config
 
     keys = ("name", "strategy", "options", "embedding", "retrieval")
     if not isinstance(entry, dict) or not {"name", "strategy"} <= entry.keys():
-        raise ValueError(f"entry {i} must be an object with 'name' and 'strategy' (and optionally 'options', "
+        raise ValueError(f"{where}: must be an object with 'name' and 'strategy' (and optionally 'options', "
                          f"'embedding', 'retrieval'), got {entry!r:.80}")
     if unknown := sorted(set(entry) - set(keys)):
-        raise ValueError(f"entry {i} ({entry['name']!r}) has unknown key(s) {unknown}; the keys are {list(keys)}")
+        raise ValueError(f"{where}: unknown key(s) {unknown}; the keys are {list(keys)}")
     if not isinstance(entry.get("options", {}), dict):
-        raise ValueError(f"entry {i} ({entry['name']!r}): options must be an object, got {entry['options']!r:.60}")
-    return Config(**{key: entry[key] for key in keys if key in entry})
+        raise ValueError(f"{where}: options must be an object, got {entry['options']!r:.60}")
+    config = Config(**{key: entry[key] for key in keys if key in entry})
+    config.check(where=where)
+    return config
 
 
-def _read_config(path: Path) -> list:
-    """A JSON (or YAML) list of configurations; a syntax error names the file and the line."""
+def _read_config(path: Path) -> list[tuple[int, object]]:
+    """A JSON (or YAML) list of configurations, each with the line where it starts; a syntax or
+    decoding error names the file and the line."""
     from chunking.load import read_text
 
     raw = read_text(path)
-    if path.suffix.lower() in (".yml", ".yaml"):
-        import yaml
-
-        try:
-            data = yaml.safe_load(raw)  # safe: no tags that build Python objects
-        except yaml.YAMLError as error:
-            mark = getattr(error, "problem_mark", None)
-            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-            problem = getattr(error, "problem", None) or error
-            raise ValueError(f"{str(path)!r} is not valid YAML{where}: {problem}") from None
-    else:
-        try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{str(path)!r} is not valid JSON at line {error.lineno}, column {error.colno}: "
-                             f"{error.msg}") from None
-    if not isinstance(data, list) or not data:
+    entries = _yaml_entries(raw, path) if path.suffix.lower() in (".yml", ".yaml") else _json_entries(raw, path)
+    if not entries:
         raise ValueError(f"{str(path)!r} must hold a non-empty list of {{'name', 'strategy', 'options'}} objects")
-    return data
+    return entries
+
+
+def _json_entries(raw: str, path: Path) -> list[tuple[int, object]]:
+    """The elements of a JSON list, each with its first line (found by decoding them one by one)."""
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{str(path)!r} is not valid JSON at line {error.lineno}, column {error.colno}: "
+                         f"{error.msg}") from None
+    if not isinstance(data, list):
+        return []
+    decoder, entries, at = json.JSONDecoder(), [], raw.index("[") + 1
+    for _ in data:  # the document is valid: each element follows whitespace and, after the first, a comma
+        start = JSON_GAP.match(raw, at).end()
+        entry, at = decoder.raw_decode(raw, start)
+        entries.append((raw.count("\n", 0, start) + 1, entry))  # lines as JSONDecodeError counts them
+    return entries
+
+
+def _yaml_entries(raw: str, path: Path) -> list[tuple[int, object]]:
+    """The items of a YAML list, each with its first line (from the composed node's mark)."""
+    import yaml
+
+    loader = yaml.SafeLoader(raw)  # safe: no tags that build Python objects
+    try:
+        node = loader.get_single_node()
+        data = None if node is None else loader.construct_document(node)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(error, "problem", None) or error
+        raise ValueError(f"{str(path)!r} is not valid YAML{where}: {problem}") from None
+    finally:
+        loader.dispose()
+    if not isinstance(data, list):
+        return []
+    return [(item.start_mark.line + 1, entry) for item, entry in zip(node.value, data)]
 
 
 def _write_csv(path: Path, rows: list[dict]) -> None:
@@ -542,22 +640,29 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
 
 
 def _options(args: argparse.Namespace, strategy: str, embedder=None) -> dict:
-    """The strategy's options from the flags; for sliding, a fraction (0.25) is its `overlap_fraction`."""
+    """The strategy's options from the flags, `--unit pieces` as the model's own word-pieces."""
+    options = _flag_options(args, strategy)
+    if options.get("unit") == "pieces":  # the model's own word-pieces, [CLS] and [SEP] included
+        from chunking.sizers import WordPieces
+
+        options["unit"] = WordPieces((embedder or _embedder(args)).tokenizer)
+    return options
+
+
+def _flag_options(args: argparse.Namespace, strategy: str) -> dict:
+    """The strategy's options as the flags give them (`--unit pieces` as "pieces"); for sliding, a
+    fraction (0.25) is its `overlap_fraction`. A flag of no use to the strategy is a ValueError."""
     overlap = args.chunk_overlap
     if strategy == "sliding" and isinstance(overlap, float):
         options = {"chunk_size": args.chunk_size, "overlap_fraction": overlap}
     else:
         options = {"chunk_size": args.chunk_size, "chunk_overlap": overlap}
-    if getattr(args, "unit", "tokens") == "pieces":  # the model's own word-pieces, [CLS] and [SEP] included
-        from chunking.sizers import WordPieces
-
-        options["unit"] = WordPieces((embedder or _embedder(args)).tokenizer)
-    elif getattr(args, "unit", "tokens") != "tokens":  # evaluate's collection names hash these options
+    if getattr(args, "unit", "tokens") != "tokens":  # evaluate's collection names hash these options
         options["unit"] = args.unit
     if getattr(args, "min_chunk_size", None) is not None:
         if not takes(strategy, "min_chunk_size"):
             which = sorted(s for s in STRATEGIES if takes(s, "min_chunk_size"))
-            raise Failure(f"--min-chunk-size is an option of {', '.join(which)}, not of {strategy}")
+            raise ValueError(f"--min-chunk-size is an option of {', '.join(which)}, not of {strategy}")
         options["min_chunk_size"] = args.min_chunk_size
     return options
 
@@ -731,8 +836,9 @@ def _parser() -> argparse.ArgumentParser:
     e = command("evaluate", "compare chunking configurations on a corpus and questions", run_evaluate)
     e.add_argument("--corpus", type=Path, required=True, help="folder of .txt/.md/.html/.pdf documents")
     e.add_argument("--questions", type=Path, required=True, help="questions.jsonl (see data/README.md)")
-    e.add_argument("--strategies", help="comma-separated strategies (default: the standard set)")
-    e.add_argument("--config", type=Path, help="JSON/YAML list of {name, strategy, options}")
+    which = e.add_mutually_exclusive_group()  # a --config file names its own strategies
+    which.add_argument("--strategies", help="comma-separated strategies (default: the standard set)")
+    which.add_argument("--config", type=Path, help="JSON/YAML list of {name, strategy, options}")
     evaluation(e, "out/evaluate")
 
     d = command("demo", "evaluate every strategy on the bundled corpus and questions", run_demo)

@@ -12,22 +12,27 @@
 4. Each configuration becomes one row: means with bootstrap confidence intervals, and the
    costs (chunks, sizes in tokens and word-pieces, truncation, chunking and embedding time).
 
-It runs the same questions against every configuration; it does not tune anything.
+Every configuration is checked in full before any runs (`check_configs`): its strategy runs on a
+short probe text with stand-in models (`check_options`), so a bad third configuration fails in
+milliseconds, named, not after two others have embedded. It runs the same questions against
+every configuration; it does not tune anything.
 Taught in notebook 11; `make demo` and `python -m chunking evaluate` run it.
 """
 
 from __future__ import annotations
 
 import time
+import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from chunking import STRATEGIES, bm25, chunk, late, parent_child, store, takes
+from chunking import STRATEGIES, bm25, check_strategy, chunk, late, parent_child, store, takes
 from chunking.embed import model_record
-from chunking.evaluate import Question, recall_at_budget, span_metrics, summarize
+from chunking.evaluate import Question, recall_at_budget, span_metrics, summarize, verify_questions
+from chunking.options import check_int
 from chunking.types import Chunk
 
 METRICS = ("recall", "precision", "iou", "precision_omega", "hit", "reciprocal_rank", "recall_at_budget",
@@ -38,6 +43,10 @@ BUDGET = 1000  # retrieved tokens
 
 EMBEDDINGS = ("chunk", "late")
 RETRIEVALS = ("dense", "hybrid", "parents")
+# What `check_options` chunks: a heading, two paragraphs, three sentences — every strategy's steps run on it.
+PROBE_TEXT = "# Probe\n\nA first sentence here. A second one follows.\n\nAnother paragraph ends it.\n"
+# Options build_index sets itself, and why a configuration may not.
+RESERVED = {"doc_id": "each chunk's is its document's", "embedder": "run's embedder is the one used"}
 
 
 @dataclass(frozen=True)
@@ -50,19 +59,17 @@ class Config:
     embedding: str = "chunk"  # "chunk": each chunk on its own; "late": pooled from the whole document
     retrieval: str = "dense"  # "dense", "hybrid" (dense + BM25, RRF), "parents" (parent_child only)
 
-    def check(self) -> None:
-        if not isinstance(self.name, str) or not self.name.strip():
-            raise ValueError(f"config name must be a non-empty str, got {self.name!r}")
-        if not isinstance(self.options, Mapping):
-            raise TypeError(f"config {self.name!r}: options must be a mapping, got {self.options!r:.60}")
-        if not isinstance(self.strategy, str) or self.strategy not in STRATEGIES:
-            raise ValueError(f"config {self.name!r}: strategy must be one of {sorted(STRATEGIES)}, "
-                             f"got {self.strategy!r}")
-        if self.embedding not in EMBEDDINGS:
-            raise ValueError(f"config {self.name!r}: embedding must be one of {EMBEDDINGS}, got {self.embedding!r}")
-        if self.retrieval not in RETRIEVALS or (self.retrieval == "parents") != (self.strategy == "parent_child"):
-            raise ValueError(f"config {self.name!r}: retrieval must be one of {RETRIEVALS} ('parents' exactly "
-                             f"for parent_child), got {self.retrieval!r}")
+    def check(self, *, where: str | None = None) -> None:
+        """Raise what running this configuration would raise for its fields and options, before it runs.
+
+        A TypeError or ValueError naming the configuration (`where`, default `config 'name'`), the field
+        or option, and the value: the strategy's own checks, run by `check_options` (no model, no store).
+        """
+        try:
+            _check_fields(self)
+            check_options(self.strategy, self.options)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{where or f'config {self.name!r}'}: {error}") from None
 
     @property
     def collection_options(self) -> dict:
@@ -70,15 +77,56 @@ class Config:
 
 
 def check_configs(configs: Sequence[Config]) -> None:
-    """Check each configuration, and that their names (which name collections and rows) are distinct."""
+    """Check every configuration in full (`Config.check`), and that their names (which name collections
+    and rows) are distinct; one error lists every problem, each naming `configs[i] ('name')`."""
+    if isinstance(configs, (str, Config)) or not isinstance(configs, Sequence):
+        raise TypeError(f"configs must be a sequence of Config objects, got {type(configs).__name__}")
     if not configs:
         raise ValueError("configs is empty: give at least one configuration")
-    for config in configs:
+    problems: list[Exception] = []
+    for i, config in enumerate(configs):
         if not isinstance(config, Config):
-            raise TypeError(f"configs must hold Config objects, got {type(config).__name__}: {config!r:.60}")
-        config.check()
-    if duplicates := sorted(name for name, n in Counter(c.name for c in configs).items() if n > 1):
-        raise ValueError(f"configuration names must be distinct, got {duplicates} more than once")
+            problems.append(TypeError(f"configs[{i}] must be a Config, got {type(config).__name__}: {config!r:.60}"))
+            continue
+        try:
+            config.check(where=f"configs[{i}] ({config.name!r})")
+        except (TypeError, ValueError) as error:
+            problems.append(error)
+    named = [(i, c.name) for i, c in enumerate(configs) if isinstance(c, Config)]
+    for name, n in Counter(name for _, name in named).items():
+        if n > 1:
+            where = " and ".join(f"configs[{i}]" for i, other in named if other == name)
+            problems.append(ValueError(f"configuration names must be distinct: {where} are all named {name!r}"))
+    if problems:
+        raise problems[0] if len(problems) == 1 else ValueError(
+            f"{len(problems)} problems in configs: " + "; ".join(map(str, problems)))
+
+
+def check_options(strategy: str, options: Mapping[str, object]) -> None:
+    """Raise what `chunk(text, strategy, **options)` would raise for these options; load no model.
+
+    The strategy itself chunks `PROBE_TEXT`, with a stand-in embedder (fixed vectors) where it takes
+    one and a stand-in LLM where `provider="llm"` would call one (the default LLM's settings are
+    still read from the environment and checked, without a request): every check the strategy makes —
+    option names, values, ranges, units, sizes that must fit together — is the one a real run makes,
+    not a copy that could drift from it. A few milliseconds (the tokens unit's first use loads its
+    encoding once).
+    """
+    check_strategy(strategy, options)  # the name first: `takes` needs a known strategy
+    options = dict(options)
+    if takes(strategy, "embedder"):
+        options["embedder"] = _StandInEmbedder()
+    llm = options.get("llm")
+    if takes(strategy, "llm") and options.get("provider") == "llm" and (
+            llm is None or callable(getattr(llm, "contextualize", None))):
+        if llm is None:  # the default is configured from the environment: a missing model is known now
+            from chunking.llm import ChatContextualizer
+
+            ChatContextualizer(cache=False)
+        options["llm"] = _StandInLLM()  # never a paid call; a malformed llm is kept for the strategy to refuse
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a deprecation is said once, by the real run
+        chunk(PROBE_TEXT, strategy, **options)
 
 
 @dataclass
@@ -133,10 +181,16 @@ def run(
     budget: int = BUDGET,
     progress: Callable[[str], None] | None = None,
 ) -> Result:
-    """Evaluate every configuration on the same questions; one row per configuration."""
+    """Evaluate every configuration on the same questions; one row per configuration.
+
+    Everything is checked before the first configuration runs: the configurations, `k`, `budget`,
+    and every question's references against `documents`."""
     check_configs(configs)
+    check_int("k", k)
+    check_int("budget", budget, 0)
     if not questions:
         raise ValueError("questions is empty: there is nothing to evaluate")
+    verify_questions(questions, documents)
     query_vectors = embedder.embed([q.question for q in questions])
     rows, per_question, all_chunks = [], [], {}
     for config in configs:
@@ -249,3 +303,40 @@ def score_question(
     scores["recall_at_budget"] = recall_at_budget(references, retrieved, tokens, budget)
     scores["retrieved_tokens"] = float(sum(tokens))
     return scores
+
+
+def _check_fields(config: Config) -> None:
+    """The fields of a configuration, and the options `build_index` sets itself."""
+    if not isinstance(config.name, str) or not config.name.strip():
+        raise ValueError(f"name must be a non-empty str, got {config.name!r}")
+    if not isinstance(config.options, Mapping):
+        raise TypeError(f"options must be a mapping, got {config.options!r:.60}")
+    if not isinstance(config.strategy, str) or config.strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {sorted(STRATEGIES)}, got {config.strategy!r}")
+    if config.embedding not in EMBEDDINGS:
+        raise ValueError(f"embedding must be one of {EMBEDDINGS}, got {config.embedding!r}")
+    if config.retrieval not in RETRIEVALS or (config.retrieval == "parents") != (config.strategy == "parent_child"):
+        raise ValueError(f"retrieval must be one of {RETRIEVALS} ('parents' exactly for parent_child), "
+                         f"got {config.retrieval!r}")
+    if reserved := [name for name in RESERVED if name in config.options]:
+        raise ValueError(f"options must not set {reserved[0]!r} ({RESERVED[reserved[0]]}), "
+                         f"got {reserved[0]}={config.options[reserved[0]]!r:.60}")
+
+
+class _StandInEmbedder:
+    """An `EmbeddingModel` that loads nothing: `check_options` needs vectors of the right shape, not meaning."""
+
+    name = "stand-in"
+    dim = 2
+    max_pieces = None
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        angles = np.arange(len(texts), dtype=np.float64)  # each text its own direction: some distances > 0
+        return np.stack([np.cos(angles), np.sin(angles)], axis=1).astype(np.float32)
+
+
+class _StandInLLM:
+    """A contextualizer that calls no model."""
+
+    def contextualize(self, document: str, chunk: str) -> str:
+        return ""

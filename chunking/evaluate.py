@@ -22,17 +22,20 @@ from __future__ import annotations
 import bisect
 import json
 import os
+import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from chunking.load import read_text
 from chunking.options import check_int
 
 Span = tuple[int, int]
 LocatedSpan = tuple[str, int, int]
 PREVIEW_CHARS = 40
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -68,23 +71,20 @@ def load_questions(path: str | os.PathLike[str]) -> list[Question]:
     """Read questions from a JSON-lines file; blank lines are skipped, unknown fields ignored.
 
     Each line: `{"question": str, "references": [{"doc", "start", "end", "text"}, ...], "kind": str}`
-    (`kind` optional). Raises `ValueError` naming the file and line for bad JSON, a missing or
-    mistyped field, no references, or a span that is not `0 <= start < end`; and for a file with no
-    questions at all.
+    (`kind` optional). Raises `ValueError` naming the file and line (`q.jsonl:3: ...`) for bytes that
+    are not UTF-8 (and the byte and its column), bad JSON, a missing or mistyped field, no references,
+    or a span that is not `0 <= start < end`; and for a file with no questions at all.
     """
     questions = []
-    with open(path, encoding="utf-8") as file:
-        for line_number, line in enumerate(file, 1):
+    for line_number, line in enumerate(_LINE_END.split(read_text(path)), 1):  # as text mode splits lines
+        try:
             if not line.strip():
                 continue
-            try:
-                questions.append(_parse_question(json.loads(line)))
-            except json.JSONDecodeError as error:
-                raise ValueError(
-                    f"{path}:{line_number}: not valid JSON ({error.msg}, column {error.colno})"
-                ) from None
-            except ValueError as error:
-                raise ValueError(f"{path}:{line_number}: {error}") from None
+            questions.append(_parse_question(json.loads(line)))
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{path}:{line_number}: not valid JSON ({error.msg}, column {error.colno})") from None
+        except ValueError as error:
+            raise ValueError(f"{path}:{line_number}: {error}") from None
     if not questions:
         raise ValueError(f"{path} holds no questions (one JSON object per line; see data/README.md)")
     return questions

@@ -47,6 +47,7 @@ def chunk(
     ['One.', 'Two.', 'Three.']
     """
     text = check_text(text)
+    sizer = resolve_unit(unit)  # checked even when nothing is measured: a bad unit is never silent
     paragraphs = split_paragraphs(text)
     if chunk_size is None:
         if chunk_overlap:
@@ -54,11 +55,11 @@ def chunk(
         if minimum := resolve_minimum(min_chunk_size, None):
             # No cap: a short paragraph always joins a neighbour, the next one first (a heading line
             # belongs with the text under it).
-            paragraphs = merge_small(paragraphs, resolve_unit(unit).bind(text), sys.maxsize, minimum, prefer_next=True)
+            paragraphs = merge_small(paragraphs, sizer.bind(text), sys.maxsize, minimum, prefer_next=True)
         return make_chunks(text, paragraphs, strategy=STRATEGY, doc_id=doc_id)
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
     minimum = resolve_minimum(min_chunk_size, size)
-    bound = resolve_unit(unit).bind(text)
+    bound = sizer.bind(text)
     spans = pack(paragraphs, bound, size, overlap, fallback(bound, size, overlap, FALLBACK))
     if minimum:
         spans = merge_small(spans, bound, size, minimum)

@@ -260,7 +260,7 @@ def test_document_text_cannot_close_the_tag_that_delimits_it(document, piece, ta
 def test_an_undecodable_file_is_a_value_error_naming_file_encoding_and_offset(tmp_path, name, data, offset):
     path = tmp_path / name
     path.write_bytes(data)
-    with pytest.raises(ValueError, match=rf"{name.replace('.', '[.]')}.*UTF-8.*at byte offset {offset}$"):
+    with pytest.raises(ValueError, match=rf"{name.replace('.', '[.]')}.*UTF-8.*, byte offset {offset}\)$"):
         load_document(path)
 
 

@@ -327,13 +327,41 @@ def test_the_installed_command_is_the_module(corpus):
     assert installed.stdout == module.stdout and installed.stdout
 
 
+def test_a_damaged_embedding_cache_is_one_warning_and_the_index_is_written(indexed, cache, tmp_path):
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    (folder / "onnx").symlink_to(Path(cache["CHUNKING_CACHE_DIR"]) / "onnx")  # the model's export, made once
+    (folder / "embeddings.sqlite").write_bytes(b"not a database " * 100)
+    result = run("index", str(indexed.docs), "--chunk-size", "30", "--path", str(tmp_path / "q"),
+                 CHUNKING_CACHE_DIR=str(folder))
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    [line] = [line for line in result.stderr.splitlines() if line.startswith("chunking: warning:")]
+    assert "embeddings.sqlite" in line and "carrying on without it" in line
+    assert points(tmp_path / "q") == points(indexed.store)
+
+
+def test_text_a_word_file_leaves_out_is_one_warning_line(tmp_path):
+    import docx
+
+    document = docx.Document()
+    document.add_paragraph("Body text.")
+    document.sections[0].header.paragraphs[0].text = "A header Word shows on every page"
+    document.save(tmp_path / "memo.docx")
+    result = run("chunk", str(tmp_path / "memo.docx"))
+    assert result.returncode == 0 and json.loads(result.stdout)["text"] == "Body text."
+    assert result.stderr.startswith("chunking: warning: file ") and result.stderr.count("\n") == 1, result.stderr
+    assert "left out 1 header" in result.stderr
+
+
 def test_ctrl_c_exits_130_with_one_line(tmp_path):
-    fifo = tmp_path / "stdin.txt"
-    os.mkfifo(fifo)
+    listener = socket.create_server(("127.0.0.1", 0))  # a "Qdrant server" that accepts and never answers
+    listener.settimeout(60)
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
     # a shell's background job ignores SIGINT, and a child inherits that: give it the default back
-    process = subprocess.Popen([*MODULE, "chunk", str(fifo)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=env(), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    with open(fifo, "w"):  # returns once the command has opened the file: it is inside main()
+    process = subprocess.Popen([*MODULE, "search", "anything", "--url", url], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=env(),
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    with listener, listener.accept()[0]:  # connected: the command is inside main(), waiting for an answer
         process.send_signal(signal.SIGINT)
         _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130 and stderr == "chunking: interrupted\n"
@@ -372,6 +400,110 @@ def test_wrong_offsets_in_questions_are_reported(corpus, tmp_path):
     questions.write_text(json.dumps(row) + "\n")
     result = run("evaluate", "--corpus", str(folder), "--questions", str(questions), "--out", str(tmp_path / "o"))
     assert result.returncode == 1 and "references[0]" in result.stderr
+
+
+# checked before anything runs: usage errors (exit 2) and config files (exit 1, naming file, line, entry)
+
+EVALUATE = ["evaluate", "--corpus", "docs", "--questions", "q.jsonl"]
+
+
+def cli_main(args: list[str]) -> int:
+    """The command in this process (a stop before any work needs no subprocess, nor the model)."""
+    from chunking import cli
+
+    return cli.main(args)
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["chunk", "x.txt", "--strategy", "fixed", "--unit", "sentences"], "--unit sentences is only for"),
+        (["index", "x.txt", "--strategy", "markdown", "--unit", "sentences"], "--unit sentences is only for"),
+        (["chunk", "x.txt", "--strategy", "fixed", "--min-chunk-size", "5"], "--min-chunk-size is an option of"),
+        (["chunk", "x.txt", "--chunk-size", "10", "--min-chunk-size", "20"], "--min-chunk-size (at most --chunk-size)"),
+        (["index", "x.txt", "--strategy", "parent_child", "--chunk-size", "1000"], ">= --chunk-size=1000, got 800"),
+        (["chunk", "x.txt", "--chunk-size", "10", "--chunk-overlap", "10"], "--chunk-overlap must be >= 0"),
+        (["index", "x.txt", "--workers", "2"], "--workers is an option of --engine ray"),
+        (["index", "x.txt", "--ray-address", "auto"], "--ray-address is an option of --engine ray"),
+        ([*EVALUATE, "--strategies", "fixed,nope"], "--strategies must name strategies"),
+        ([*EVALUATE, "--strategies", "fixed,fixed"], "--strategies names ['fixed'] more than once"),
+        ([*EVALUATE, "--strategies", "parent_child", "--chunk-size", "1000"], ">= --chunk-size=1000, got 800"),
+        ([*EVALUATE, "--strategies", "fixed", "--config", "c.json"], "--config: not allowed with"),
+    ],
+    ids=["unit-fixed", "unit-markdown", "min-size-fixed", "min-size-too-big", "parent-size", "overlap", "workers",
+         "ray-address", "unknown-strategy", "strategy-twice", "strategies-parent-size", "config-and-strategies"],
+)
+def test_an_option_the_arguments_rule_out_exits_2_naming_the_flag(args, named, tmp_path, monkeypatch, capsys):
+    """None of the files exists: exit 2, not 1 ("does not exist"), shows nothing was read first."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as caught:
+        cli_main(args)
+    stderr = capsys.readouterr().err
+    assert caught.value.code == 2 and stderr.startswith(f"usage: chunking {args[0]}")
+    assert named in stderr.splitlines()[-1], stderr
+    assert not re.search(r"\b(chunk_size|chunk_overlap|min_chunk_size|unit=)", stderr), stderr
+
+
+def test_evaluate_strategies_give_parent_child_its_parents():
+    from chunking import cli
+
+    args = cli._parser().parse_args([*EVALUATE, "--strategies", "parent_child,fixed"])
+    assert [c.retrieval for c in cli._configs(args)] == ["parents", "dense"]
+
+
+BAD_ENTRIES = [  # the third entry of a config file, and what its error must name
+    ({"strategy": "fixed", "options": {"colour": "red"}}, "unknown option(s) ['colour']"),
+    ({"strategy": "fixed", "options": {"chunk_size": 0}}, "chunk_size must be > 0, got 0"),
+    ({"strategy": "fixed", "options": {"unit": "sentences"}}, "unit='sentences' is only for"),
+    ({"strategy": "recursive", "options": {"chunk_size": 10, "chunk_overlap": 10}}, "< chunk_size=10, got 10"),
+    ({"strategy": "parent_child", "options": {"chunk_size": 900}, "retrieval": "parents"}, "parent_size must be"),
+    ({"strategy": "fixed", "retrievel": "hybrid"}, "unknown key(s) ['retrievel']"),
+]
+CONFIG_FILES = {  # two good entries, then the bad one at line 6 (JSON) or 7 (YAML)
+    "configs.json": ('[\n  {"name": "a", "strategy": "fixed"},\n  {"name": "b",\n   "strategy": "sentence"},\n\n'
+                     "  {bad}\n]\n", 6),
+    "configs.yaml": ("- name: a\n  strategy: fixed\n- name: b\n  strategy: sentence\n\n# the third\n- {bad}\n", 7),
+}
+
+
+@pytest.mark.parametrize("file_name", CONFIG_FILES)
+@pytest.mark.parametrize(("entry", "named"), BAD_ENTRIES, ids=[named for _, named in BAD_ENTRIES])
+def test_a_bad_third_config_entry_fails_before_any_runs_naming_file_line_and_entry(
+        file_name, entry, named, corpus, tmp_path, monkeypatch, capsys):
+    from chunking import cli, compare
+
+    folder, questions = corpus
+    template, line = CONFIG_FILES[file_name]
+    config = tmp_path / file_name
+    config.write_text(template.replace("{bad}", json.dumps({"name": "bad", **entry})), encoding="utf-8")
+    built, loaded = [], []
+    monkeypatch.setattr(compare, "build_index", lambda *args, **kwargs: built.append(args))
+    monkeypatch.setattr(cli, "_embedder", lambda *args, **kwargs: loaded.append(args))
+    out = tmp_path / "out"
+    code = cli.main(["evaluate", "--corpus", str(folder), "--questions", str(questions), "--config", str(config),
+                     "--out", str(out)])
+    stderr = capsys.readouterr().err
+    assert code == 1 and stderr.count("\n") == 1, stderr
+    assert f"{config}:{line}: entry 2 ('bad'): " in stderr and named in stderr, stderr
+    assert built == [] and loaded == [] and not out.exists()
+
+
+def test_a_config_file_that_is_not_utf8_names_the_line_and_byte(corpus, tmp_path, capsys):
+    folder, questions = corpus
+    config = tmp_path / "c.json"
+    config.write_bytes(b'[\n  {"name": "caf\xe9", "strategy": "fixed"}\n]\n')
+    code = cli_main(["evaluate", "--corpus", str(folder), "--questions", str(questions), "--config", str(config),
+                     "--out", str(tmp_path / "out")])
+    assert code == 1 and f"{config}:2: not valid UTF-8 (byte 0xe9 at column 16, byte offset" in capsys.readouterr().err
+
+
+def test_a_questions_file_that_is_not_utf8_names_the_file_line_and_byte(corpus, tmp_path, capsys):
+    folder, questions = corpus
+    questions.write_bytes(questions.read_bytes() + b'{"question": "caf\xe9"}\n')
+    code = cli_main(["evaluate", "--corpus", str(folder), "--questions", str(questions), "--strategies", "fixed",
+                     "--out", str(tmp_path / "out")])
+    message = f"{questions}:2: not valid UTF-8 (byte 0xe9 at column 18, byte offset"
+    assert code == 1 and message in capsys.readouterr().err
 
 
 def read_all(fd: int) -> str:

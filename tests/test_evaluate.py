@@ -312,6 +312,23 @@ def test_load_questions_errors_name_file_and_line(tmp_path, bad_line, message):
         load_questions(path)
 
 
+@pytest.mark.parametrize(
+    ("newline", "bad_line", "message"),
+    [
+        (b"\n", b'{"question": "caf\xe9"}', "byte 0xe9 at column 18"),  # Latin-1, not UTF-8
+        (b"\n", b'{"question": "caf\xc3\xa9 \xe9"}', "byte 0xe9 at column 20"),  # columns count characters
+        (b"\n", b'{"question": "\xe2\x82"}', "bytes 0xe2 0x82 at column 15"),  # a cut-off sequence
+        (b"\r\n", b'{"question": "caf\xe9"}', "byte 0xe9 at column 18"),  # lines as text mode counts them
+    ],
+    ids=["latin-1", "after-a-two-byte-character", "truncated-sequence", "crlf"],
+)
+def test_load_questions_names_the_file_line_and_byte_that_is_not_utf8(tmp_path, newline, bad_line, message):
+    path = tmp_path / "q.jsonl"
+    path.write_bytes(newline.join([json.dumps(GOOD).encode(), b"", bad_line, b""]))
+    with pytest.raises(ValueError, match=re.escape(f"{path}:3: not valid UTF-8 ({message}, byte offset ")):
+        load_questions(path)
+
+
 DOCUMENTS = {"d": "hello world"}
 
 

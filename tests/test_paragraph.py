@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from chunking import count_tokens, paragraph
 from chunking.segment import split_paragraphs
 
@@ -41,3 +43,9 @@ def test_uncapped_refuses_overlap():
 
     with pytest.raises(ValueError, match="chunk_overlap"):
         paragraph.chunk(TEXT, chunk_size=None, chunk_overlap=2)
+
+
+@pytest.mark.parametrize("unit", ["sentences", "bytes", 3])
+def test_a_bad_unit_is_refused_even_uncapped(unit):
+    with pytest.raises(ValueError, match="unit"):
+        paragraph.chunk("One.\n\nTwo.", chunk_size=None, unit=unit)

@@ -151,5 +151,6 @@ def test_bad_arguments_are_named(ray_here, tmp_path, capsys):
         ray_index.index_files(files, "c", path=tmp_path / "q", options={"unknown_option": 1})
     with pytest.raises(ConnectionError, match=r"cannot reach Qdrant at 'http://127.0.0.1:9'"):
         ray_index.index_files(files, "c", url="http://127.0.0.1:9", timeout=2)
-    assert cli.main(["index", str(docs), "--workers", "2", "--path", str(tmp_path / "q")]) == 1
-    assert "--workers is an option of --engine ray" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as caught:  # bad usage: exit 2, before anything is read
+        cli.main(["index", str(docs), "--workers", "2", "--path", str(tmp_path / "q")])
+    assert caught.value.code == 2 and "--workers is an option of --engine ray" in capsys.readouterr().err
