@@ -59,11 +59,12 @@ def chunk(
     fraction, chunk_overlap = _overlaps(overlap_fraction, chunk_overlap)
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
     if over == "tokens":  # windows of `chunk_size` in the unit (tokens by default): fixed-size chunking
-        if unit == "sentences" or isinstance(unit, Sentences):
+        sizer = resolve_unit(unit, sentences=True)
+        if isinstance(sizer, Sentences):
             raise ValueError("unit='sentences' slides windows of whole sentences: use it with over='sentences', "
                              "not over='tokens'")
         overlap = overlap or int(fraction * size)
-        spans = resolve_unit(unit).bind(text).windows(0, len(text), size, overlap)
+        spans = sizer.bind(text).windows(0, len(text), size, overlap)
         return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)
     if overlap:
         chunks = sentence.chunk(text, chunk_size=size, chunk_overlap=overlap, unit=unit, doc_id=doc_id)
