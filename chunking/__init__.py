@@ -5,140 +5,38 @@ Every chunk is a span of its source: `source[c.start:c.end] == c.text`, for ever
 >>> from chunking import chunk
 >>> [c.text for c in chunk("One. Two. Three.", "sentence", chunk_size=2, unit="sentences")]
 ['One. Two.', 'Three.']
+
+The package root only re-exports, each name imported on first use: `import chunking.fixed` loads
+the core and `fixed`, nothing else. The layers are in the README ("Architecture").
 """
 
 from __future__ import annotations
 
-import functools
-import gc
-import inspect
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
-from typing import Any
+import importlib
+import importlib.util
 
-from chunking import contextual, fixed, markdown, paragraph, parent_child, recursive, semantic, sentence, sliding
-from chunking.checks import check_chunks
-from chunking.load import Document, load_corpus, load_document
-from chunking.tokens import count_tokens, get_encoding
-from chunking.types import Chunk, with_metadata
-
-__all__ = ["STRATEGIES", "Chunk", "Document", "check_chunks", "check_strategy", "chunk", "chunk_document",
-           "chunk_documents", "count_tokens", "get_encoding", "load_corpus", "load_document", "takes"]
 __version__ = "0.1.0"
 
-STRATEGIES: dict[str, Callable[..., list[Chunk]]] = {
-    "fixed": fixed.chunk,
-    "sentence": sentence.chunk,
-    "paragraph": paragraph.chunk,
-    "markdown": markdown.chunk,
-    "sliding": sliding.chunk,
-    "recursive": recursive.chunk,
-    "semantic": semantic.chunk,
-    "parent_child": parent_child.chunk,
-    "contextual": contextual.chunk,
+_EXPORTS = {  # name -> the module that defines it
+    "STRATEGIES": "registry", "check_strategy": "registry", "chunk": "registry", "chunk_document": "registry",
+    "chunk_documents": "registry", "takes": "registry",
+    "Chunk": "types", "Document": "types", "check_chunks": "checks",
+    "count_tokens": "tokens", "get_encoding": "tokens",
+    "load_corpus": "load", "load_document": "load",
 }
+__all__ = sorted(_EXPORTS)
 
 
-def chunk(text: str, strategy: str = "recursive", **options) -> list[Chunk]:
-    """Chunk `text` with a named strategy; `options` are that strategy's keyword options.
-
-    Shared options: `chunk_size`, `chunk_overlap` (int in the unit, or a float fraction),
-    `unit` ("tokens" of cl100k_base, "characters", or a callable `str -> int`), `doc_id`.
-    The garbage collector is paused while the strategy runs (see `collector_paused`).
-    """
-    function = check_strategy(strategy, options)
-    with collector_paused():
-        return function(text, **options)
-
-
-def check_strategy(strategy: str, options: Mapping[str, Any]) -> Callable[..., list[Chunk]]:
-    """The strategy function named `strategy`, after checking that it takes every option in `options`
-    (a ValueError naming the strategies for an unknown name, a TypeError naming unknown options)."""
-    if not isinstance(strategy, str) or strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {sorted(STRATEGIES)}, got {strategy!r}")
-    function = STRATEGIES[strategy]
-    accepted, takes_any = _options_of(function)
-    unknown = sorted(set(options) - set(accepted))
-    if unknown and not takes_any:
-        raise TypeError(f"{strategy!r} got unknown option(s) {unknown}; its options are {list(accepted)}")
-    return function
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f"chunking.{_EXPORTS[name]}"), name)
+    elif importlib.util.find_spec(f"chunking.{name}") is not None:  # a module: chunking.markdown, …
+        value = importlib.import_module(f"chunking.{name}")
+    else:
+        raise AttributeError(f"module 'chunking' has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 
-def chunk_document(document: Document, strategy: str = "recursive", **options) -> list[Chunk]:
-    """Chunk a loaded document: its id on every chunk, and its metadata in every chunk's metadata.
-
-    Each chunk's metadata is the strategy's own (a heading path, say), then the document's title,
-    source path, kind and — for a PDF — `page_start` and `page_end` (1-based) of the span, then
-    the document's own metadata; `chunking.store` keeps all of it in the payload's `metadata`.
-
-    >>> doc = Document(doc_id="a.md", text="# A\\n\\nOne.", title="A", kind="markdown", metadata={"team": "ops"})
-    >>> [(c.doc_id, dict(c.metadata)) for c in chunk_document(doc, "paragraph")]
-    [('a.md', {'title': 'A', 'kind': 'markdown', 'team': 'ops'})]
-    """
-    if not isinstance(document, Document):
-        raise TypeError(f"document must be a chunking.Document (see load_document), got {type(document).__name__}")
-    if "doc_id" in options:
-        raise TypeError(f"doc_id comes from the document ({document.doc_id!r}); set it in load_document")
-    chunks = chunk(document.text, strategy, doc_id=document.doc_id, **options)
-    for c in chunks:
-        if clash := sorted(c.metadata.keys() & document.metadata.keys()):
-            raise ValueError(f"metadata key(s) {clash} of document {document.doc_id!r} are also set by the "
-                             f"{strategy!r} strategy; rename them")
-    return [with_metadata(c, {**c.metadata, **document.chunk_metadata(c.start, c.end)}) for c in chunks]
-
-
-def chunk_documents(
-    documents: Iterable[Document], strategy: str = "recursive", *, workers: int = 1, **options
-) -> Iterator[Chunk]:
-    """Chunk many documents with one strategy, yielding each one's chunks, in document order, as they
-    are made (see `chunk_document`).
-
-    `workers` > 1 chunks in that many processes (`chunking.parallel`): the same chunks, sooner for
-    strategies that count tokens once there are a few thousand documents (by characters, one process
-    is faster). A strategy given a model (`embedder`) runs in this process only.
-    """
-    from chunking.options import check_int
-
-    check_int("workers", workers)
-    if workers == 1:
-        for document in documents:
-            yield from chunk_document(document, strategy, **options)
-        return
-    check_strategy(strategy, options)  # before any process starts
-    if "embedder" in options:
-        raise ValueError(f"workers must be 1 for a strategy given an embedder (its model loads once per "
-                         f"process), got {workers}")
-    from chunking.parallel import chunk_in_processes
-
-    yield from chunk_in_processes(documents, strategy, options, workers)
-
-
-def takes(strategy: str, option: str) -> bool:
-    """Does the named strategy take this keyword option (e.g. "embedder")?"""
-    return option in _options_of(STRATEGIES[strategy])[0]
-
-
-@functools.cache
-def _options_of(function: Callable[..., list[Chunk]]) -> tuple[tuple[str, ...], bool]:
-    """A strategy's option names, and whether it takes any keyword (read once: ~40 µs a call)."""
-    parameters = inspect.signature(function).parameters
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
-    return tuple(p for p in parameters if p != "text"), takes_any
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for a bulk allocation (spans, chunks, parse trees).
-
-    A chunker allocates many small objects that form no cycles and mostly live on. The collector
-    would rescan them, and every other object in the process, again and again as the pile grows:
-    10 MB chunked about 10% slower per MB than 1 MB in a process with big libraries loaded.
-    The switch is process-wide; it is restored to what it was, so a caller's `gc.disable()` holds.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -29,10 +29,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from chunking import STRATEGIES, bm25, check_strategy, chunk, late, parent_child, store, takes
+from chunking import bm25, late, parent_child, store
 from chunking.embed import model_record
 from chunking.evaluate import Question, recall_at_budget, span_metrics, summarize, verify_questions
 from chunking.options import check_int
+from chunking.registry import STRATEGIES, check_strategy, chunk, takes
 from chunking.types import Chunk
 
 METRICS = ("recall", "precision", "iou", "precision_omega", "hit", "reciprocal_rank", "recall_at_budget",

@@ -23,7 +23,7 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_text_splitters import TextSplitter
 
-import chunking
+from chunking import registry
 from chunking.types import Chunk
 
 OFFSET_KEYS = ("start_index", "end_index")  # set on every Document, replacing any earlier split's
@@ -39,7 +39,7 @@ class ChunkingTextSplitter(TextSplitter):
     """
 
     def __init__(self, strategy: str = "recursive", *, add_start_index: bool = True, **options: Any) -> None:
-        chunking.check_strategy(strategy, options)  # fail on construction, not on the first document
+        registry.check_strategy(strategy, options)  # fail on construction, not on the first document
         if "doc_id" in options:
             raise TypeError("doc_id is not an option here: each Document is chunked on its own")
         size = options.get("chunk_size")
@@ -50,7 +50,7 @@ class ChunkingTextSplitter(TextSplitter):
 
     def chunks(self, text: str) -> list[Chunk]:
         """The chunks of `text`, as this package returns them (offsets, context, metadata)."""
-        return chunking.chunk(text, self.strategy, **self.options)
+        return registry.chunk(text, self.strategy, **self.options)
 
     def split_text(self, text: str) -> list[str]:
         return [c.text for c in self.chunks(text)]

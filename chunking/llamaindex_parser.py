@@ -26,7 +26,7 @@ from llama_index.core.schema import BaseNode, Document, MetadataMode, NodeRelati
 from llama_index.core.utils import get_tqdm_iterable
 from pydantic import Field
 
-import chunking
+from chunking import registry
 
 
 class ChunkingNodeParser(NodeParser):
@@ -36,7 +36,7 @@ class ChunkingNodeParser(NodeParser):
     options: dict = Field(default_factory=dict, description="the strategy's keyword options")
 
     def __init__(self, strategy: str = "recursive", **options: Any) -> None:
-        chunking.check_strategy(strategy, options)  # fail on construction, not on the first document
+        registry.check_strategy(strategy, options)  # fail on construction, not on the first document
         if "doc_id" in options:
             raise TypeError("doc_id is not an option here: each node's id is its document id")
         super().__init__(strategy=strategy, options=options)
@@ -49,7 +49,7 @@ class ChunkingNodeParser(NodeParser):
         parsed: list[BaseNode] = []
         for node in get_tqdm_iterable(nodes, show_progress, "Chunking"):
             text = node.get_content(metadata_mode=MetadataMode.NONE)
-            for c in chunking.chunk(text, self.strategy, doc_id=node.node_id, **self.options):
+            for c in registry.chunk(text, self.strategy, doc_id=node.node_id, **self.options):
                 own = {k: list(v) if isinstance(v, tuple) else v for k, v in c.metadata.items()}
                 hidden = sorted(own)  # the embedder and the LLM read the context, not spans or ids
                 if c.context:

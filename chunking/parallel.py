@@ -24,22 +24,23 @@ import collections
 import concurrent.futures
 import multiprocessing
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from chunking.load import Document
-from chunking.types import Chunk, new_chunk
+from chunking.types import Chunk, Document, new_chunk
 
 BATCH_CHARS = 1 << 18  # characters of documents per task: ~0.1 s of chunking, against ~1 ms to send them
 
 
-def chunk_in_processes(documents: Iterable[Document], strategy: str, options: Mapping, workers: int) -> Iterator[Chunk]:
-    """The chunks of `documents`, in order, chunked by `workers` processes."""
+def chunk_in_processes(documents: Iterable[Document], strategy: str, options: Mapping, workers: int,
+                       chunk_document: Callable[..., list[Chunk]]) -> Iterator[Chunk]:
+    """The chunks of `documents`, in order, chunked by `workers` processes with `chunk_document`
+    (`chunking.registry.chunk_document`, passed in: it is what calls this)."""
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=context)
     pending: collections.deque = collections.deque()
     try:
         for batch in _batches(documents):
-            pending.append((batch, pool.submit(chunk_batch, batch, strategy, dict(options))))
+            pending.append((batch, pool.submit(chunk_batch, chunk_document, batch, strategy, dict(options))))
             if len(pending) >= 2 * workers:
                 yield from _rebuilt(*pending.popleft())
         while pending:
@@ -48,11 +49,10 @@ def chunk_in_processes(documents: Iterable[Document], strategy: str, options: Ma
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def chunk_batch(batch: list[Document], strategy: str, options: dict) -> list[list[tuple]]:
+def chunk_batch(chunk_document: Callable[..., list[Chunk]], batch: list[Document], strategy: str,
+                options: dict) -> list[list[tuple]]:
     """In a worker: the chunks of each document of the batch, as records without their text (the
     parent has the text; sending it back would cost more than chunking it)."""
-    from chunking import chunk_document
-
     return [[(c.start, c.end, c.index, c.strategy, c.context, dict(c.metadata))
              for c in chunk_document(document, strategy, **options)] for document in batch]
 

@@ -42,8 +42,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from chunking import check_strategy, chunk_document, takes
 from chunking.options import check_int
+from chunking.registry import check_strategy, chunk_document, takes
 from chunking.store import TIMEOUT
 
 FILES_PER_BLOCK = 64  # files read and chunked in one call, at most
