@@ -39,7 +39,7 @@ import bench  # noqa: E402
 import shapes  # noqa: E402
 
 from chunking import chunk_documents  # noqa: E402
-from chunking.types import Document  # noqa: E402
+from chunking.documents import Document  # noqa: E402
 
 CORES = os.cpu_count() or 1
 TASKS = {  # our task name -> (strategy, options)

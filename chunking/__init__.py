@@ -20,7 +20,7 @@ __version__ = "0.1.0"
 _EXPORTS = {  # name -> the module that defines it
     "STRATEGIES": "registry", "check_strategy": "registry", "chunk": "registry", "chunk_document": "registry",
     "chunk_documents": "registry", "takes": "registry",
-    "Chunk": "types", "Document": "types", "check_chunks": "checks",
+    "Chunk": "types", "Document": "documents", "check_chunks": "checks",
     "count_tokens": "tokens", "get_encoding": "tokens",
     "load_corpus": "load", "load_document": "load",
 }

@@ -337,8 +337,8 @@ def _documents(paths: list[Path], recursive: bool = False, metadata: dict | None
 def _files(paths: list[Path], recursive: bool = False) -> list[tuple[Path, str]]:
     """Each file, and each supported file in each folder (and its subfolders, with `recursive`), with
     its document id: its path below the folder given, or a file's name; one id, one file."""
+    from chunking.documents import readable_name
     from chunking.load import corpus_files
-    from chunking.types import readable_name
 
     files: dict[str, Path] = {}
     for path in paths:
@@ -681,7 +681,7 @@ def _model_folder(value: str) -> Path:
 
 def _metadata(value: str) -> dict:
     """--metadata: a JSON object of your own keys (checked like `load_document`'s `metadata`)."""
-    from chunking.types import check_metadata
+    from chunking.documents import check_metadata
 
     try:
         data = json.loads(value)

@@ -320,9 +320,9 @@ class Embedder:
 
         The transformer reads windows of at most `window_pieces` pieces (default: the model's window
         minus [CLS] and [SEP]) overlapping by `overlap_pieces`; a piece seen twice keeps the vector
-        from the window where it sits farther from the edge (`chunking.late.plan_windows`).
+        from the window where it sits farther from the edge (`chunking.windows.plan_windows`).
         """
-        from chunking.late import plan_windows
+        from chunking.windows import plan_windows
 
         window = self._check_window(window_pieces, overlap_pieces, batch_size)
         ids, spans = self._encode(text)

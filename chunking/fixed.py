@@ -9,8 +9,8 @@
 4. Token windows end only on character edges, and each is counted again on its own: a cut-out
    text can need a token more than in context, then the window is shortened. A single token
    that alone needs more than `chunk_size` is cut at code points.
-The cutting itself is the sizer's (`Bound.windows` in `chunking.sizers`): a window of N units is
-a question about the unit. `chunking/reference/fixed.py` is the plain version to copy.
+The cutting itself is `chunking.windows.windows`: it asks the sizer where the unit has edges and
+how long a window is. `chunking/reference/fixed.py` is the plain version to copy.
 
 It is content-blind: windows may end mid-word or mid-sentence, and they are not trimmed (the
 only exception to trimming in the package); windows of pure whitespace are skipped. A single
@@ -22,6 +22,7 @@ from __future__ import annotations
 from chunking.options import check_flag, check_text, resolve_sizes
 from chunking.sizers import resolve_unit
 from chunking.types import Chunk, make_chunks
+from chunking.windows import windows
 
 STRATEGY = "fixed"
 
@@ -43,5 +44,5 @@ def chunk(
     text = check_text(text)
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
     word_safe = check_flag("word_safe_overlap", word_safe_overlap)
-    spans = resolve_unit(unit).bind(text).windows(0, len(text), size, overlap, word_safe)
+    spans = windows(resolve_unit(unit).bind(text), 0, len(text), size, overlap, word_safe=word_safe)
     return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)

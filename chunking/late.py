@@ -4,7 +4,7 @@
    span (`token_vectors`: the one thing late chunking needs beyond the embedder interface).
    `chunking.embed.Embedder` runs the transformer over windows of at most `window_pieces` pieces,
    neighbours sharing `overlap_pieces`, each with its own [CLS]/[SEP]; a piece seen twice keeps the
-   vector from the window where it sits farther from the edge (`plan_windows`).
+   vector from the window where it sits farther from the edge (`chunking.windows.plan_windows`).
 2. Per chunk, mean-pool the vectors of the pieces overlapping `[start, end)`; L2-normalise.
    A chunk holding no piece (NULs, zero-width characters: the tokenizer drops them) is
    embedded on its own instead.
@@ -84,22 +84,6 @@ def token_spans(text: str, *, embedder=None) -> list[tuple[int, int]]:
     """
     text = check_text(text)
     return [(int(a), int(b)) for a, b in _token_embedder(resolve_embedder(embedder)).token_spans(text)]
-
-
-def plan_windows(n: int, window: int, overlap: int) -> list[tuple[int, int, int, int]]:
-    """Windows `(start, end, keep_from, keep_to)` over n pieces; the kept ranges tile `[0, n)`.
-
-    Windows step by `window - overlap`; the last one is moved back to end at n, so every window
-    is full (no padding) and neighbours share at least `overlap` pieces. Windows are equally
-    wide, so the one whose centre is nearest a piece gives it the most context on both sides:
-    the cut between neighbours is halfway through their overlap (ties go to the earlier window).
-    """
-    if n == 0:
-        return []
-    starts = [*range(0, n - window, window - overlap), max(n - window, 0)]
-    ends = [min(s + window, n) for s in starts]
-    cuts = [0, *((e + s + 1) // 2 for e, s in zip(ends, starts[1:])), n]
-    return [(s, e, cuts[k], cuts[k + 1]) for k, (s, e) in enumerate(zip(starts, ends))]
 
 
 def pool(vectors: np.ndarray, spans: np.ndarray, chunks: Sequence[Chunk]) -> tuple[np.ndarray, list[int]]:

@@ -53,6 +53,7 @@ from chunking.cache import open_cache
 from chunking.options import check_int, check_number, valid_text
 from chunking.sizers import Tokens
 from chunking.tokens import count_tokens
+from chunking.windows import windows
 
 BASE_URL_ENV, MODEL_ENV = "CHUNKING_LLM_BASE_URL", "CHUNKING_LLM_MODEL"
 DEFAULT_BASE_URL = "http://localhost:11434/v1"  # Ollama's OpenAI-compatible API
@@ -219,7 +220,7 @@ def truncate_to_tokens(text: str, limit: int) -> str:
     text = text.strip()
     if count_tokens(text) <= limit:
         return text
-    spans = Tokens().bind(text).windows(0, len(text), limit)
+    spans = windows(Tokens().bind(text), 0, len(text), limit)
     return text[: spans[0][1]].rstrip() if spans else ""
 
 

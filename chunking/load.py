@@ -40,9 +40,9 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from chunking.documents import PAGE_SEPARATOR, Document, check_metadata, readable_name
 from chunking.html_text import html_to_text
 from chunking.options import check_flag, valid_text
-from chunking.types import PAGE_SEPARATOR, Document, check_metadata, readable_name
 
 SUPPORTED = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx")
 KINDS = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",

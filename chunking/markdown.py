@@ -33,9 +33,8 @@ from dataclasses import dataclass, field
 
 from chunking.options import check_flag, check_text, resolve_minimum, resolve_sizes
 from chunking.packing import fallback, merge_small, pack
-from chunking.segment import Span, trim
 from chunking.sizers import resolve_unit
-from chunking.types import Chunk, make_chunks
+from chunking.types import Chunk, Span, make_chunks, trim
 
 STRATEGY = "markdown"
 PATH_SEPARATOR = " > "

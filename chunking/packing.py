@@ -24,8 +24,10 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from itertools import accumulate
 
-from chunking.segment import LEVELS, SentenceEnds, Span, shift, trim
+from chunking.segment import LEVELS, SentenceEnds
 from chunking.sizers import Bound, first_fitting, last_fitting
+from chunking.types import Span, shift, trim
+from chunking.windows import windows
 
 Splitter = Callable[[Span], list[Span]]
 Level = Callable[[str], list[Span]]  # a text's pieces, as spans of it
@@ -51,7 +53,7 @@ def descend(bound: Bound, start: int, end: int, size: int, overlap: int, levels:
     if start >= end:
         return []
     if not levels:
-        return bound.windows(start, end, size, overlap, trim=True)
+        return windows(bound, start, end, size, overlap, trim=True)
     if levels[0] == "sentences" and bound.additive and not overlap:  # the same spans, fewer sentence ends confirmed
         return _pack_sentences(bound, start, end, size, fallback(bound, size, overlap, levels[1:]))
     level = LEVELS[levels[0]] if isinstance(levels[0], str) else levels[0]

@@ -25,9 +25,10 @@ import numpy as np
 from chunking import markdown, semantic, store
 from chunking.options import check_int, check_number, check_text, resolve_sizes
 from chunking.packing import fallback, pack
-from chunking.segment import Span, shift, split_sentences
+from chunking.segment import split_sentences
 from chunking.sizers import Bound, resolve_unit
-from chunking.types import Chunk, make_chunks
+from chunking.types import Chunk, Span, make_chunks, shift
+from chunking.windows import windows
 
 STRATEGY = "parent_child"
 PARENT_STRATEGY = "parent_child:parent"
@@ -80,7 +81,7 @@ def chunk(
     if parent_mode == "sections":
         planned = _section_parents(text, bound, parent_size)
     elif parent_mode == "tokens":
-        planned = [(span, [(_sentences(text, span), None)]) for span in bound.windows(0, len(text), parent_size)]
+        planned = [(span, [(_sentences(text, span), None)]) for span in windows(bound, 0, len(text), parent_size)]
     else:
         planned = _semantic_parents(text, bound, parent_size, parent_threshold, child_threshold, embedder)
     parent_chunks = make_chunks(text, [span for span, _ in planned], strategy=PARENT_STRATEGY, doc_id=doc_id)

@@ -22,9 +22,9 @@ from collections.abc import Sequence
 
 from chunking.options import check_text, resolve_minimum, resolve_sizes
 from chunking.packing import Level, descend, merge_small
-from chunking.segment import LEVELS, Span, trim
+from chunking.segment import LEVELS
 from chunking.sizers import resolve_unit
-from chunking.types import Chunk, make_chunks
+from chunking.types import Chunk, Span, make_chunks, trim
 
 STRATEGY = "recursive"
 SEPARATORS = ("paragraphs", "lines", "sentences", "words")

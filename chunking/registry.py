@@ -21,9 +21,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from chunking.documents import Document
 from chunking.options import check_int
 from chunking.parallel import chunk_in_processes
-from chunking.types import Chunk, Document, with_metadata
+from chunking.types import Chunk, with_metadata
 
 # name -> "module:function" (imported on first use)
 MODULES = {

@@ -24,9 +24,9 @@ import numpy as np
 from chunking import embed
 from chunking.options import check_int, check_number, check_text, renamed, resolve_minimum, resolve_sizes
 from chunking.packing import fallback, merge_small, pack
-from chunking.segment import Span, split_sentences
+from chunking.segment import split_sentences
 from chunking.sizers import Bound, resolve_unit
-from chunking.types import Chunk, make_chunks
+from chunking.types import Chunk, Span, make_chunks
 
 STRATEGY = "semantic"
 FALLBACK = ("words",)  # below a sentence: words, then fixed windows

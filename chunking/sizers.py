@@ -7,10 +7,9 @@ about length goes through a sizer. `resolve_unit(unit)` turns the `unit` option 
 A chunking call binds the sizer to its text once (`sizer.bind(text)`) and asks the bound sizer:
 1. `estimate(spans)` — about how long is each piece where it stands? (cheap: to grow a chunk)
 2. `count(start, end)` — exactly how long is `text[start:end]` cut out on its own? (the proof)
-3. `windows(start, end, size, overlap)` — windows of at most `size` units, cut only where the unit
-   has edges (any character; token boundaries on character edges; any code point for a
-   callable), each counted to fit: the fixed strategy, and every strategy's last resort.
-The speed lives here and only here: the tokens sizer encodes the text once (in parts, on
+3. `cuts(start, end)` — where may a window of the unit end (any character; token boundaries on
+   character edges), and how many units come before each place? (`chunking.windows` cuts them)
+Sizers only measure. The speed lives here and only here: the tokens sizer encodes the text once (in parts, on
 `threads` threads) and counts any span exactly from that one encoding (`chunking.counting`);
 the others measure directly. `last_fitting` is the one search every sizer and packer uses.
 Taught in notebook 01 (and by each notebook's choice of unit).
@@ -18,19 +17,15 @@ Taught in notebook 01 (and by each notebook's choice of unit).
 
 from __future__ import annotations
 
-import bisect
-import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from chunking.segment import trim as trim_span
 from chunking.tokens import ENCODING_NAME, PART_CHARS, count_tokens, get_encoding, usable_threads
 
 Span = tuple[int, int]
 Cuts = tuple[Sequence[int], Sequence[int] | None]  # offsets where a window may end; units before each (or None)
 UNITS = ("tokens", "characters", "sentences")
-_NOT_SPACE = re.compile(r"\S")
 
 
 class Sizer:
@@ -75,94 +70,6 @@ class Bound:
         """Where a window of the unit may end inside [start, end], and how many units come before
         each place (None: unknown, windows are then searched by counting)."""
         return range(start, end + 1), None
-
-    def windows(self, start: int, end: int, size: int, overlap: int = 0, word_safe: bool = False,
-                trim: bool = False) -> list[Span]:
-        """Windows over `text[start:end]` of at most `size` units, each next one starting `overlap`
-        units before the previous one ended (at a word edge with `word_safe`); whitespace-only
-        windows are dropped, and with `trim` the rest are trimmed of whitespace (a window that then
-        measures more — "indirectly," is 4 tokens, " indirectly," 2 — is cut again). Each window
-        is counted; a code point too big alone is a window alone.
-
-        A unit that does not grow with the text (WordPiece reads a 101-character word as one
-        `[UNK]`) can measure an overlap longer than the window it came from: a window that would
-        not end past the previous one starts where the previous one ended instead.
-        """
-        offsets, units = self.cuts(start, end)
-        spans: list[Span] = []
-        i, previous = 0, -1  # the window's first cut; the last cut of the window before
-        while i < len(offsets) - 1:
-            j = self._window_end(offsets, units, i, size)
-            if j is None:  # not even the next cut fits: the characters up to it, by code points
-                spans += self._code_point_windows(offsets[i], offsets[i + 1], size)
-                i, previous = i + 1, i + 1
-                continue
-            if j <= previous:
-                i = previous
-                continue
-            spans.append((int(offsets[i]), int(offsets[j])))
-            if j == len(offsets) - 1:
-                break
-            i, previous = self._next_start(offsets, units, i, j, overlap, word_safe), j
-        spans = [(s, e) for s, e in spans if not self.text[s:e].isspace()]
-        return self._trimmed(spans, size) if trim else spans
-
-    def _trimmed(self, spans: list[Span], size: int) -> list[Span]:
-        trimmed = []
-        for s, e in spans:
-            t = trim_span(self.text, s, e)
-            trimmed += [t] if t == (s, e) or self.count(*t) <= size else self.windows(*t, size, trim=True)
-        return trimmed
-
-    def _window_end(self, offsets: Sequence[int], units, i: int, size: int) -> int | None:
-        """The last cut after `i` whose window from cut `i` fits: at most `size` units on by the
-        units (then counted, and moved back while too long), or searched by counting."""
-        def fits(k: int) -> bool:
-            return self.count(offsets[i], offsets[k]) <= size
-
-        last = len(offsets) - 1
-        if units is None:
-            return last_fitting(fits, i + 1, last) if fits(i + 1) else None
-        j = max(i + 1, _last_within(units, units[i] + size))
-        if fits(j):
-            return j
-        j = last_fitting(fits, i + 1, j - 1, down=True) if j > i + 1 else i
-        return j if j > i else None
-
-    def _next_start(self, offsets: Sequence[int], units, i: int, j: int, overlap: int, word_safe: bool) -> int:
-        """The cut the window after cuts (i, j) starts at: `overlap` units before j, but after i."""
-        k = j
-        if overlap and units is not None:
-            k = _first_at_least(units, units[j] - overlap)
-        elif overlap:
-            k = j - last_fitting(lambda m: self.count(offsets[j - m], offsets[j]) <= overlap, 0, j - i - 1)
-        k = max(k, i + 1)
-        if word_safe:
-            k = self._word_edge(offsets, k, j)
-        return k
-
-    def _word_edge(self, offsets: Sequence[int], k: int, j: int) -> int:
-        """From cut k (before cut j): the first cut not inside a word — or, if whitespace follows it
-        and a cut lies where the next word begins, that one. So a character window starts at the
-        word itself, and a token window at the space its first token begins with."""
-        text = self.text
-        while k < j and _inside_word(text, offsets[k]):
-            k += 1
-        word = _NOT_SPACE.search(text, offsets[k], offsets[j]) if k < j else None  # bounded: no rescans
-        m = _first_at_least(offsets, word.start()) if word else j
-        return m if m < j and offsets[m] == word.start() else k
-
-    def _code_point_windows(self, start: int, end: int, size: int) -> list[Span]:
-        """The few characters between two neighbouring cuts (a token, or one character's tokens:
-        128 bytes at most), cut by code points, each window as long as fits."""
-        spans = []
-        while start < end:
-            stop = start + 1
-            while stop < end and self.count(start, stop + 1) <= size:
-                stop += 1
-            spans.append((start, stop))
-            start = stop
-        return spans
 
 
 # --- the sizers -------------------------------------------------------------------------------------
@@ -390,21 +297,3 @@ def first_fitting(fits: Callable[[int], bool], low: int, high: int) -> int:
         middle = (good + bad) // 2
         bad, good = (bad, middle) if fits(middle) else (middle, good)
     return good
-
-
-def _inside_word(text: str, at: int) -> bool:
-    return 0 < at < len(text) and not text[at - 1].isspace() and not text[at].isspace()
-
-
-def _last_within(units: Sequence[int], limit: int) -> int:
-    """The index of the last unit count <= limit (units ascend)."""
-    if isinstance(units, np.ndarray):
-        return int(units.searchsorted(units.dtype.type(limit), "right")) - 1
-    return bisect.bisect_right(units, limit) - 1
-
-
-def _first_at_least(units: Sequence[int], value: int) -> int:
-    """The index of the first unit count >= value (units ascend)."""
-    if isinstance(units, np.ndarray):
-        return int(units.searchsorted(units.dtype.type(max(value, 0)), "left"))
-    return bisect.bisect_left(units, value)

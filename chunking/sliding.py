@@ -24,9 +24,10 @@ import warnings
 from chunking import sentence
 from chunking.options import check_number, check_text, renamed, resolve_sizes
 from chunking.packing import Measure, Splitter, fallback
-from chunking.segment import Span, split_sentences
+from chunking.segment import split_sentences
 from chunking.sizers import Bound, Sentences, resolve_unit
-from chunking.types import Chunk, make_chunks
+from chunking.types import Chunk, Span, make_chunks
+from chunking.windows import windows
 
 STRATEGY = "sliding"
 OVER = ("sentences", "tokens")
@@ -64,7 +65,7 @@ def chunk(
             raise ValueError("unit='sentences' slides windows of whole sentences: use it with over='sentences', "
                              "not over='tokens'")
         overlap = overlap or int(fraction * size)
-        spans = sizer.bind(text).windows(0, len(text), size, overlap)
+        spans = windows(sizer.bind(text), 0, len(text), size, overlap)
         return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)
     if overlap:
         chunks = sentence.chunk(text, chunk_size=size, chunk_overlap=overlap, unit=unit, doc_id=doc_id)

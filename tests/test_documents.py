@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from chunking import Document, chunk, chunk_document, chunk_documents, load_corpus, load_document
 from chunking import markdown as markdown_strategy
 from chunking.checks import check_chunks
+from chunking.documents import DOCUMENT_KEYS, check_metadata
 from chunking.load import docx_to_text
 from chunking.packing import merge_small
 from chunking.sizers import resolve_unit
 from chunking.tokens import count_tokens
-from chunking.types import DOCUMENT_KEYS, check_metadata
 from tests.test_cli import run
 from tests.test_load import tiny_pdf
 

@@ -197,7 +197,7 @@ DEPRECATED = re.compile(r"(?<![\w.])(breakpoint|window|overlap)\s*=(?!=)|\"slidi
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_teaches_the_current_option_names(path):
     """Deprecated spellings still work for users, but the course teaches the current ones
-    (`late.plan_windows(n, window, overlap)` is a helper's own signature, not an option)."""
+    (`windows.plan_windows(n, window, overlap)` is a helper's own signature, not an option)."""
     for c in cells(path, "code"):
         for line in source(c).splitlines():
             if "plan_windows(" not in line:

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
+from chunking.documents import Document
 from chunking.load import load_document
-from chunking.types import Document
 from tests.conftest import DATA
 
 EVAL = DATA / "eval"

@@ -16,11 +16,11 @@ from chunking import packing
 from chunking import sliding as engine_sliding
 from chunking.checks import check_chunks
 from chunking.reference import fixed, paragraph, sentence, sliding
-from chunking.segment import shift, split_paragraphs
+from chunking.segment import split_paragraphs
 from chunking.segment import split_sentences as engine_sentences
 from chunking.sizers import Tokens
 from chunking.tokens import count_tokens
-from chunking.types import make_chunks
+from chunking.types import make_chunks, shift
 from tests.conftest import corpus_texts
 
 chunking.get_encoding()  # makes tiktoken.get_encoding("cl100k_base") work offline in this process

@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunking import segment
-from chunking.segment import split_lines, split_paragraphs, split_sentences, trim
+from chunking.segment import split_lines, split_paragraphs, split_sentences
+from chunking.types import trim
 
 
 @pytest.mark.parametrize(("text", "spans"), [

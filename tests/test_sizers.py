@@ -18,6 +18,7 @@ import chunking
 from chunking import check_chunks, chunk, count_tokens
 from chunking.sizers import Bound, Characters, Measured, Sentences, Sizer, Tokens, WordPieces, resolve_unit
 from chunking.types import make_chunks
+from chunking.windows import windows
 from tests.conftest import corpus_texts
 
 STRATEGY_MODULES = ["fixed", "sentence", "paragraph", "markdown", "sliding", "recursive", "semantic",
@@ -126,7 +127,7 @@ def test_chunks_bounded_in_word_pieces_fit_the_models_window_exactly(minilm_toke
 @given(st.text(alphabet=st.sampled_from(list("ab .\n漢🎉ज्ञ")), max_size=300), st.integers(1, 12))
 def test_windows_hold_the_bound_in_every_unit(text, size):
     for sizer in (Tokens(), Characters(), Measured(lambda t: len(t.split()) + len(t) // 5)):
-        spans = sizer.bind(text).windows(0, len(text), size, size // 3)
+        spans = windows(sizer.bind(text), 0, len(text), size, size // 3)
         check_chunks(text, make_chunks(text, spans, strategy="w"), chunk_size=size, length=sizer)
 
 
