@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from chunking import bm25, chunk, contextual, store
+from chunking import bm25, chunk, store
 from chunking.embed import Embedder
 from chunking.evaluate import load_questions, span_metrics
 from chunking.load import load_corpus
@@ -60,7 +60,7 @@ def build(documents, base, provider, options, chunk_size, embedder, client):
         if provider is None:
             chunks += chunk(doc.text, base, chunk_size=chunk_size, doc_id=doc.doc_id, **options)
         else:
-            chunks += contextual.chunk(doc.text, base=base, provider=provider, title=doc.title,
+            chunks += chunk(doc.text, "contextual", base=base, provider=provider, title=doc.title,
                                        chunk_size=chunk_size, doc_id=doc.doc_id, **options)
     texts = [c.embed_text for c in chunks]
     vectors = embedder.embed(texts)

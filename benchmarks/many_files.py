@@ -4,11 +4,16 @@ A user's first real run is usually a folder of many short documents. For each co
 1. Write that many files of ~300 characters (sentences of the bundled English documents, drawn with
    a fixed seed) into a temporary folder.
 2. Time `chunking index FOLDER --path STORE` in a fresh process, with an empty embedding cache (the
-   exported ONNX model kept): everything a user waits for — start-up, loading, chunking, embedding,
-   writing. Peak memory is the child's maximum resident set.
+   exported ONNX model kept): everything a user waits for on every run — the interpreter's start,
+   imports, opening the store, loading the model from its exported file, reading, chunking,
+   embedding, writing, removing stale points. Peak memory is the child's maximum resident set.
 3. Time the same command again on the unchanged files (nothing to embed or write: it must stay cheap).
 4. Time embedding the same chunks in this process, model loaded, cache off — the floor the command
    is held to (target: the command ≤ 1.5× it).
+5. For the smallest count only, the very first run of all: an empty cache folder, so the command
+   also exports the model to ONNX once (torch and sentence-transformers load, the graph is fused
+   and checked against them) — a one-time cost every later run reuses, reported beside the rest
+   and not held to the target.
 
     python benchmarks/many_files.py [--files 1000,5000]
 (`benchmarks/bench.py` runs it in `make bench`.)
@@ -87,6 +92,7 @@ def run(counts: list[int]) -> list[dict]:
             peak_file = Path(tmp) / "peak"
             command = [sys.executable, "-c", PEAK_REPORTED, str(peak_file), "index", str(folder),
                        "--path", str(Path(tmp) / "store")]
+            first = _first_run(folder, Path(tmp) / "first") if count == min(counts) else None
             seconds, peaks = [], []
             for _ in range(2):  # cold, then the same files again
                 peak_file.unlink(missing_ok=True)
@@ -110,18 +116,28 @@ def run(counts: list[int]) -> list[dict]:
             floor_embedder.embed(texts)
             floor = time.perf_counter() - start
         rows.append({"files": count, "chunks": len(texts), "index": seconds[0], "again": seconds[1],
-                     "floor": floor, "peak_mb": peak})
+                     "floor": floor, "peak_mb": peak, "first": first})
         print(f"[many files] {count}: index {seconds[0]:.1f} s, again {seconds[1]:.1f} s, embedding alone "
               f"{floor:.1f} s, peak {peak:.0f} MB", file=sys.stderr)
     return rows
 
 
+def _first_run(folder: Path, tmp: Path) -> float:
+    """Seconds of `chunking index` with an empty cache folder: the one-time ONNX export included."""
+    env = {**os.environ, "CHUNKING_CACHE_DIR": str(tmp / "cache")}
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "chunking", "index", str(folder), "--path", str(tmp / "store")], env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
 def markdown(rows: list[dict]) -> str:
     lines = ["| files | chunks | `chunking index`, s | × embedding alone | again, unchanged, s | embedding alone, s "
-             "| peak memory, MB |", "|---|---|---|---|---|---|---|"]
+             "| peak memory, MB | first run ever (exports the model), s |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        first = f"{r['first']:.1f}" if r.get("first") else "—"
         lines.append(f"| {r['files']:,} | {r['chunks']:,} | {r['index']:.1f} | {r['index'] / r['floor']:.2f} | "
-                     f"{r['again']:.1f} | {r['floor']:.1f} | {r['peak_mb']:.0f} |")
+                     f"{r['again']:.1f} | {r['floor']:.1f} | {r['peak_mb']:.0f} | {first} |")
     return "\n".join(lines)
 
 

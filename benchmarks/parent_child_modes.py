@@ -7,7 +7,7 @@ top 5 distinct parents, scored on the parent spans: character recall, IoU and hi
 characters, the median query time, and how many questions got different parents in the two modes
 (should be 0). A "children" row retrieves the top 5 children themselves, for comparison.
 
-    python benchmarks/parent_child_modes.py [--parent-sizes 512,1024] [--modes sections,tokens] [--k 5]
+    python benchmarks/parent_child_modes.py [--parent-sizes 512,1024] [--modes sections,windows] [--k 5]
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import statistics
 import time
 from pathlib import Path
 
-from chunking import parent_child, store
+from chunking import parent_child, retrieval, store
 from chunking.embed import default_embedder
 from chunking.evaluate import load_questions, recall_at_budget, span_metrics
 from chunking.load import load_corpus
@@ -32,7 +32,7 @@ COLUMNS = ("config", "storage", "children", "parents", "recall", "iou", "hit", f
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--parent-sizes", default="512,1024")
-    parser.add_argument("--modes", default="sections,tokens")
+    parser.add_argument("--modes", default="sections,windows")
     parser.add_argument("--k", type=int, default=5)
     args = parser.parse_args()
     documents = {d.doc_id: d.text for d in load_corpus(DATA / "corpus")}
@@ -57,19 +57,19 @@ def run_config(client, documents, questions, queries, embedder, mode: str, size:
     vectors = embedder.embed([c.embed_text for c in children])
     config = f"{mode}-{CHUNK_SIZE}/{size}"
     rows, found = [], {}
-    for storage in parent_child.STORAGE_MODES:
+    for storage in retrieval.STORAGE_MODES:
         name = f"pc-{mode}-{size}-{storage}"
-        parent_child.index_parents(client, name, children, vectors, parents, mode=storage)
+        retrieval.index_parents(client, name, children, vectors, parents, mode=storage)
         scores, times, found[storage] = [], [], []
         for question, vector in zip(questions, queries):
             started = time.perf_counter()
-            hits = parent_child.search_parents(client, name, vector, k=k, mode=storage)
+            hits = retrieval.search_parents(client, name, vector, k=k, mode=storage)
             times.append(time.perf_counter() - started)
             found[storage].append([h.parent.id for h in hits])
             spans = [(h.parent.doc_id, h.parent.start, h.parent.end) for h in hits]
             scores.append(score(question, spans, [h.parent.token_count for h in hits]))
         rows.append({"config": config, "storage": storage, "children": len(children), "parents": len(parents),
-                     **mean(scores), **parent_child.index_size(client, name),
+                     **mean(scores), **retrieval.index_size(client, name),
                      "query_ms": 1000 * statistics.median(times), "differ": ""})
     rows[-1]["differ"] = sum(a != b for a, b in zip(found["payload"], found["lookup"]))
     scores, times = [], []

@@ -141,10 +141,11 @@ def bag_of_words(texts: list[str]) -> np.ndarray:
 def targets() -> dict[str, Callable[[str], object]]:
     """name -> the call to time: the loaders' parsers and every strategy."""
     from chunking import chunk, chunk_document
+    from chunking.documents import document_title
     from chunking.docx_text import read_docx, text_to_docx
     from chunking.embed import Embedder
     from chunking.llm import strip_reasoning
-    from chunking.load import document_title, html_to_text
+    from chunking.load import html_to_text
 
     words = Embedder(bag_of_words, name="bag-of-words-64", cache=False)
     size = {"chunk_size": 64}

@@ -23,53 +23,18 @@ True
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import re
-import sys
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
 
 from chunking import store
-from chunking.options import check_number, check_texts
+from chunking.models import check_texts
+from chunking.options import check_number
+from chunking.terms import tokenize
 
 Sparse = tuple[list[int], list[float]]  # (indices, values), indices unique
-
-STOPWORDS = frozenset(
-    "a about above after again against all am an and any are as at be because been before being below between "
-    "both but by can could did do does doing down during each few for from further had has have having he her "
-    "here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not "
-    "of off on once only or other our ours ourselves out over own same she should so some such than that the "
-    "their theirs them themselves then there these they this those through to too under until up very was we "
-    "were what when where which while who whom why will with would you your yours yourself yourselves".split()
-)
-# Kana and CJK ideographs: scripts written without spaces between words.
-CJK = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
-_CJK_RUN = re.compile(f"([{CJK}]+)|([^{CJK}]+)")
-
-
-def tokenize(text: str) -> list[str]:
-    """Lowercase word tokens of `text`, stopwords dropped, CJK runs as character bigrams.
-
-    >>> tokenize("The E-4471 error: ef_search is 64, not 128!")
-    ['e', '4471', 'error', 'ef_search', '64', '128']
-    >>> tokenize("抹茶の点て方")
-    ['抹茶', '茶の', 'の点', '点て', 'て方']
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be str, got {type(text).__name__}")
-    tokens = []
-    for word in _word_pattern().findall(unicodedata.normalize("NFKC", text).casefold()):
-        for cjk, other in _CJK_RUN.findall(word):
-            if cjk:
-                tokens += [cjk[i : i + 2] for i in range(len(cjk) - 1)] or [cjk]
-            elif (other := other.strip("_")) and other not in STOPWORDS:
-                tokens.append(other)
-    return tokens
-
 
 def term_index(term: str) -> int:
     """A term's sparse index: the first 4 bytes of blake2b(term), a uint32 stable everywhere."""
@@ -129,17 +94,3 @@ def _sparse(weights: dict[str, float]) -> Sparse:
         merged[index] = merged.get(index, 0.0) + weight
     indices = sorted(merged)
     return indices, [merged[i] for i in indices]
-
-
-@functools.cache
-def _word_pattern() -> re.Pattern:
-    """Runs of letters, digits, underscores and combining marks (Python's \\w alone splits "हिन्दी")."""
-    marks, start = [], None
-    for code in range(sys.maxunicode + 2):
-        is_mark = code <= sys.maxunicode and unicodedata.category(chr(code))[0] == "M"
-        if is_mark and start is None:
-            start = code
-        elif not is_mark and start is not None:
-            marks.append(f"{re.escape(chr(start))}-{re.escape(chr(code - 1))}")
-            start = None
-    return re.compile(f"[^\\W_][\\w{''.join(marks)}]*")

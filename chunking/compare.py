@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from chunking import bm25, late, parent_child, store
+from chunking import bm25, indexing, late, parent_child, retrieval, store
 from chunking.embed import model_record
 from chunking.evaluate import Question, recall_at_budget, span_metrics, summarize, verify_questions
 from chunking.options import check_int
@@ -217,24 +217,30 @@ def build_index(documents: Mapping[str, str], config: Config, *, embedder, clien
     started = time.perf_counter()
     chunks = [c for doc_id, text in documents.items() for c in chunk(text, config.strategy, doc_id=doc_id, **options)]
     chunk_seconds = time.perf_counter() - started
-    started = time.perf_counter()
-    vectors = embed_chunks(documents, chunks, config.embedding, embedder)
-    embed_seconds = time.perf_counter() - started
+    embed_seconds = 0.0
+
+    def embed(fresh: list[Chunk]) -> np.ndarray:
+        nonlocal embed_seconds
+        started = time.perf_counter()
+        vectors = embed_chunks(documents, fresh, config.embedding, embedder)
+        embed_seconds += time.perf_counter() - started
+        return vectors
+
     # the model is part of the name: two embedders of one size must never share a collection
     name = store.collection_name(corpus, config.strategy, {**config.collection_options, "model": embedder.name})
-    store.ensure_collection(client, name, vectors.shape[1], model=model_record(embedder))
+    store.ensure_collection(client, name, lambda: embedder.dim, model=model_record(embedder))
     encoder, handed_over = None, _spans_by_doc(chunks)
     if config.retrieval == "parents":
         parents = [p for doc_id, text in documents.items()
                    for p in parent_child.parents(text, [c for c in chunks if c.doc_id == doc_id])]
-        parent_child.index_parents(client, name, chunks, vectors, parents, mode="payload")
+        retrieval.index_parents(client, name, chunks, embed(chunks), parents, mode="payload")
         handed_over = _spans_by_doc(parents)
     else:
         sparse = None
         if config.retrieval == "hybrid":
             encoder = bm25.BM25Encoder().fit([c.embed_text for c in chunks])
-            sparse = encoder.encode_documents([c.embed_text for c in chunks])
-        store.index(client, name, chunks, vectors, sparse=sparse)
+            sparse = lambda fresh: encoder.encode_documents([c.embed_text for c in fresh])  # noqa: E731
+        indexing.index_chunks(client, name, chunks, embed, sparse=sparse, documents=list(documents))
     tokens = [c.token_count for c in chunks]  # cached on each chunk: the CLI's size plot reuses it
     counter = getattr(embedder, "count_pieces", None)  # optional: an EmbeddingModel need not know its pieces
     pieces = (counter and counter([c.embed_text for c in chunks])) or [0] * len(chunks)
@@ -265,7 +271,7 @@ def embed_chunks(documents: Mapping[str, str], chunks: Sequence[Chunk], embeddin
 def retrieve(client, index: Index, config: Config, question: str, vector: np.ndarray, k: int) -> list[Chunk]:
     """What one question hands to the LLM: the top `k` chunks, or the top `k` distinct parents."""
     if config.retrieval == "parents":
-        return [hit.parent for hit in parent_child.search_parents(client, index.name, vector, k=k, mode="payload")]
+        return [hit.parent for hit in retrieval.search_parents(client, index.name, vector, k=k, mode="payload")]
     if config.retrieval == "hybrid":
         hits = bm25.hybrid_search(client, index.name, vector, index.encoder.encode_query(question), k=k)
     else:

@@ -1,14 +1,15 @@
 """Contextual chunking: each chunk keeps its exact span and gains a context that situates it.
 
-1. Chunk the document with a base strategy (`recursive` by default) and the same `chunk_size` and
-   unit, so the size bound holds on the source text; the context comes on top of it.
+1. Start from chunks of any strategy (`chunking.chunk(text, "contextual", base="recursive", ...)`
+   makes them with the given `chunk_size` and unit), so the size bound holds on the source text;
+   the context comes on top of it. This module imports no other strategy: it is given the chunks.
 2. Give every chunk a context from one provider:
    - "heading": the document title and the headings above the chunk ("Guide > Install > Linux");
      from the markdown strategy's heading paths, or else from the section holding most of the chunk;
    - "summary": the title and an extractive summary of the whole document — its most central
      sentences by TF-IDF, in document order, at most 80 tokens — the same for every chunk, offline;
    - "llm": a chat model writes it from the document and the chunk, as in Anthropic's Contextual
-     Retrieval (`chunking.llm`), one call per chunk (cached on disk).
+     Retrieval (an `llm` such as `chunking.llm.ChatContextualizer`), one call per chunk.
 3. The context goes in `chunk.context`, so `embed_text` is context + blank line + text for the
    embedder and for BM25 (`chunking.bm25`); `text`, offsets and ids stay exact.
    `metadata["context_tokens"]` counts the context, which shares the embedder's window with the text.
@@ -27,13 +28,15 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
-from chunking import markdown
-from chunking.bm25 import tokenize
-from chunking.load import document_title
+from chunking import blocks
+from chunking.blocks import PATH_SEPARATOR
+from chunking.documents import document_title
 from chunking.options import check_int, check_text
 from chunking.segment import split_sentences
-from chunking.tokens import count_tokens
+from chunking.terms import tokenize
+from chunking.tokens import count_tokens, token_boundaries
 from chunking.types import Chunk, make_chunks
 
 STRATEGY = "contextual"
@@ -41,61 +44,72 @@ PROVIDERS = ("heading", "summary", "llm")
 SUMMARY_SENTENCES = 3
 SUMMARY_TOKENS = 80  # about 60 English words
 MIN_SENTENCE_TERMS = 5  # shorter "sentences" are headings, labels and table cells
+Contextualizer = Any  # anything with `contextualize(document: str, chunk: str) -> str`
 PROSE = re.compile(r"[^#|`~].*[.!?。！？][)\]\"'”’*_]*", re.DOTALL)  # not a heading, table row or code
 
 
 def chunk(
     text: str,
     *,
-    chunk_size: int = 200,
-    chunk_overlap: int | float = 0,
-    unit="tokens",
-    base: str = "recursive",
+    chunks: Sequence[Chunk],
     provider: str = "heading",
     title: str | None = None,
-    llm=None,
-    embedder=None,
-    doc_id: str = "",
-    **base_options,
+    llm: Contextualizer | None = None,
 ) -> list[Chunk]:
-    """Chunks of the `base` strategy, each with a `context` from `provider` (text and offsets unchanged).
+    """`chunks` (of `text`, from any strategy) each with a `context` from `provider`; text, offsets and
+    the document id unchanged, the base strategy's name in `metadata["base_strategy"]`.
 
-    `title` defaults to the first markdown heading, else the first line. `llm` is anything with
-    `contextualize(document, chunk) -> str` (default: `chunking.llm.default_contextualizer()`).
-    `embedder` goes to a base strategy that takes one (semantic, parent_child); other bases ignore it.
+    `title` defaults to the first markdown heading, else the first line. `llm` (provider "llm" only) is
+    anything with `contextualize(document, chunk) -> str`, such as `chunking.llm.ChatContextualizer`.
+    `chunking.chunk(text, "contextual", base="recursive", ...)` makes the base chunks and passes the
+    default model for you.
 
+    >>> from chunking import recursive
     >>> doc = "# Guide\\n\\nIntro.\\n\\n## Install\\n\\nRun it.\\n"
-    >>> [(c.text, c.context) for c in chunk(doc, chunk_size=6)]
+    >>> [(c.text, c.context) for c in chunk(doc, chunks=recursive.chunk(doc, chunk_size=6))]
     [('# Guide\\n\\nIntro.', 'Guide'), ('## Install\\n\\nRun it.', 'Guide > Install')]
     """
     text = check_text(text)
-    _check_provider(provider, llm, title)
-    options = {"chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "unit": unit, "embedder": embedder,
-               "doc_id": doc_id, **base_options}
-    pieces = _base_chunks(text, base, options)
+    check_provider(provider, llm, title)
+    pieces = _checked_chunks(text, chunks)
     title = document_title(text) if title is None else title
     paths = heading_paths(text, pieces) if provider == "heading" else None
     if paths is not None:
-        contexts = [markdown.PATH_SEPARATOR.join(_with_title(title, path)) for path in paths]
+        contexts = [PATH_SEPARATOR.join(_with_title(title, path)) for path in paths]
     elif provider == "summary":
         contexts = ["\n".join(part for part in (title, summarize(text)) if part)] * len(pieces)
     else:
         contexts = _llm_contexts(text, pieces, llm)
     metadata = [
-        {**piece.metadata, **({"heading_path": paths[i]} if paths is not None else {}), "base_strategy": base,
-         "context_provider": provider, "context_tokens": count_tokens(context)}
+        {**piece.metadata, **({"heading_path": paths[i]} if paths is not None else {}),
+         "base_strategy": piece.strategy, "context_provider": provider, "context_tokens": count_tokens(context)}
         for i, (piece, context) in enumerate(zip(pieces, contexts))
     ]
-    spans = [(c.start, c.end) for c in pieces]
-    return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id, metadata=metadata, context=contexts)
+    doc_id = pieces[0].doc_id if pieces else ""
+    return make_chunks(text, [(c.start, c.end) for c in pieces], strategy=STRATEGY, doc_id=doc_id, metadata=metadata,
+                       context=contexts)
 
+
+def check_provider(provider: str, llm: object = None, title: object = None) -> None:
+    """Refuse a provider, an `llm` or a `title` that `chunk` could not use (before any base chunking)."""
+    if provider not in PROVIDERS:
+        raise ValueError(f"provider must be one of {PROVIDERS}, got {provider!r}")
+    if llm is not None and provider != "llm":
+        raise ValueError(f"llm is used only with provider='llm', got provider={provider!r}")
+    if provider == "llm" and llm is None:
+        raise TypeError("provider='llm' needs an llm: pass a ChatContextualizer (chunking.llm), or call "
+                        "chunking.chunk(text, 'contextual', provider='llm'), which passes the default one")
+    if llm is not None and not callable(getattr(llm, "contextualize", None)):
+        raise TypeError(f"llm must have a contextualize(document, chunk) method, got {type(llm).__name__}")
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a str or None, got {type(title).__name__}")
 
 
 def heading_paths(text: str, chunks: Sequence[Chunk]) -> list[tuple[str, ...]]:
     """Each chunk's heading path: its own (markdown strategy) or the section holding most of it."""
     if all("heading_path" in c.metadata for c in chunks):
         return [tuple(c.metadata["heading_path"]) for c in chunks]
-    sections = markdown.sections(text)
+    sections = blocks.sections(text)
     starts = [s.blocks[0][0][0] for s in sections]
     ends = starts[1:] + [len(text)]
     paths = []
@@ -135,42 +149,21 @@ def summarize(text: str, *, sentences: int = SUMMARY_SENTENCES, max_tokens: int 
     centrality = [round(sum(w * total[t] for t, w in v.items()), 9) for v in vectors]
     top = sorted(sorted(range(n), key=lambda i: (-centrality[i], i))[:sentences])
     summary = " ".join(candidates[i][0] for i in top)
-    from chunking.llm import truncate_to_tokens  # here: llm loads urllib and ssl, not wanted on `import chunking`
-
     cut = truncate_to_tokens(summary, max_tokens)
     return cut if cut == summary else cut + "…"
 
 
-def _base_chunks(text: str, base: str, options: dict) -> list[Chunk]:
-    """The base strategy's chunks; overlap and embedder go only where set and taken."""
-    import chunking  # at call time: the strategy registry imports this module
-
-    if base == STRATEGY or base not in chunking.STRATEGIES:
-        choices = sorted(set(chunking.STRATEGIES) - {STRATEGY})
-        raise ValueError(f"base must be one of {choices}, got {base!r}")
-    if not options["chunk_overlap"]:
-        del options["chunk_overlap"]
-    if options["embedder"] is None or not chunking.takes(base, "embedder"):
-        del options["embedder"]
-    return chunking.chunk(text, base, **options)
+def _checked_chunks(text: str, chunks: object) -> list[Chunk]:
+    """`chunks` as a list, each a span of `text` from one document."""
+    if isinstance(chunks, (str, Chunk)) or not isinstance(chunks, Sequence):
+        raise TypeError(f"chunks must be a list of Chunk objects of text, got {type(chunks).__name__}")
+    for i, c in enumerate(chunks):
+        if not isinstance(c, Chunk) or text[c.start : c.end] != c.text or c.doc_id != chunks[0].doc_id:
+            raise ValueError(f"chunks[{i}] is not a chunk of text from one document: {c!r:.80}")
+    return list(chunks)
 
 
-def _check_provider(provider: str, llm, title: str | None) -> None:
-    if provider not in PROVIDERS:
-        raise ValueError(f"provider must be one of {PROVIDERS}, got {provider!r}")
-    if llm is not None and provider != "llm":
-        raise ValueError(f"llm is used only with provider='llm', got provider={provider!r}")
-    if llm is not None and not callable(getattr(llm, "contextualize", None)):
-        raise TypeError(f"llm must have a contextualize(document, chunk) method, got {type(llm).__name__}")
-    if title is not None and not isinstance(title, str):
-        raise TypeError(f"title must be a str or None, got {type(title).__name__}")
-
-
-def _llm_contexts(text: str, pieces: list[Chunk], llm) -> list[str]:
-    if llm is None:
-        from chunking.llm import default_contextualizer
-
-        llm = default_contextualizer()
+def _llm_contexts(text: str, pieces: list[Chunk], llm: Contextualizer) -> list[str]:
     contexts = []
     for piece in pieces:
         context = llm.contextualize(text, piece.text)
@@ -190,3 +183,19 @@ def _with_title(title: str, path: tuple[str, ...]) -> tuple[str, ...]:
 def _unit(vector: dict[str, float]) -> dict[str, float]:
     norm = math.sqrt(sum(w * w for w in vector.values())) or 1.0
     return {t: w / norm for t, w in vector.items()}
+
+
+def truncate_to_tokens(text: str, limit: int) -> str:
+    """The longest start of `text` (stripped) within `limit` cl100k tokens, cut at a character edge
+    (a prompt's document, a summary): at the last token boundary on a character edge after at most
+    `limit` tokens, moved back while the cut-out start counts more (a token can split differently alone).
+
+    >>> truncate_to_tokens("one two three four", 2)
+    'one two'
+    """
+    text = text.strip()
+    if count_tokens(text) <= limit:
+        return text
+    _, chars, aligned, _ = token_boundaries(text)
+    edges = [int(chars[i]) for i in range(min(limit, len(chars) - 1), 0, -1) if aligned[i]]
+    return next((start for edge in edges if count_tokens(start := text[:edge].rstrip()) <= limit), "")

@@ -32,8 +32,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from chunking.tokens import PART_CHARS, count_tokens, token_boundaries
+from chunking.types import Span
 
-Span = tuple[int, int]
 SEARCH_LIMIT = 32  # spaces or line breaks before whitespace ("    "), to skip before encoding a span whole
 LINE_WINDOW = 512  # characters searched for a line seam from a span's edge (a table's rows are shorter)
 

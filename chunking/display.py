@@ -96,7 +96,7 @@ def format_table(rows: Sequence[Mapping], columns: Sequence[str] = TABLE_COLUMNS
 def hits_table(hits: Sequence, references: Sequence[tuple[str, int, int]] = (), *, preview: int = 70) -> str:
     """Search results as a text table: rank, score, document, span, whether it touches a reference.
 
-    `hits` are `store.Hit`s, `parent_child.ParentHit`s (the parent is shown) or bare chunks;
+    `hits` are `store.Hit`s, `retrieval.ParentHit`s (the parent is shown) or bare chunks;
     `references` are (doc, start, end) spans.
     """
     rows = []

@@ -5,7 +5,9 @@
 2. `Document.chunk_metadata(start, end)` is what reaches each chunk made from it and its Qdrant
    payload: title, source, kind, pages, then your own keys.
 3. `check_metadata` keeps your metadata JSON-ready and valid Unicode, and away from the keys the
-   package sets (`DOCUMENT_KEYS`).
+   package sets (`DOCUMENT_KEYS`); `valid_text` replaces what a file's text may hold that is not.
+4. `document_title(text)`: the first markdown heading, else the first line that is not blank, on one
+   line and cut to `TITLE_CHARS`; `short_title` cuts any title so (it is copied into every chunk).
 Reading files into documents is `chunking.load`'s; nothing here reads a file.
 """
 
@@ -14,16 +16,21 @@ from __future__ import annotations
 import bisect
 import functools
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from chunking import blocks
 from chunking.options import check_text, one_line
 
 PAGE_SEPARATOR = "\n\n"  # between the pages of a PDF (`chunking.load`); `Document.pages` counts with it
 PREVIEW_CHARS = 40
+TITLE_CHARS = 100  # a document's title is cut here (a first line used as one may be a whole paragraph)
+_NON_SPACE = re.compile(r"\S")
+_LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")  # where str.splitlines breaks
 # What `Document.chunk_metadata` sets itself; your own metadata uses other keys.
 DOCUMENT_KEYS = ("title", "source", "kind", "page_start", "page_end")
 
@@ -123,3 +130,46 @@ def readable_name(path: Path, name: str | None = None) -> str:
     """A file's name (or `name`, a path made from it) as valid text: bytes that are not UTF-8 (kept by
     the OS as lone surrogates) become U+FFFD, so it can go into a chunk id, JSON and a vector store."""
     return (path.name if name is None else name).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def document_title(text: str) -> str:
+    """A title for any text: its first markdown heading, else its first non-empty line (cut short)."""
+    return _first_heading(text) or first_line(text)
+
+
+def _first_heading(text: str) -> str:
+    """Text of the first markdown heading (ATX or setext; a `#` line in a code block is not one)."""
+    tokens = blocks.parse(text)
+    for tok, nxt in zip(tokens, tokens[1:]):
+        if tok.type == "heading_open" and nxt.content.strip():
+            return blocks.short_heading(nxt.content.strip())
+    return ""
+
+
+def short_title(title: str) -> str:
+    """A title on one line of at most `TITLE_CHARS` characters: it is copied into every chunk's metadata,
+    so a page whose `<title>` (or a PDF's or Word file's metadata title) holds a whole text costs no more."""
+    title = " ".join(title[: 4 * TITLE_CHARS].split())  # a bounded prefix: the rest is never shown
+    return title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+def first_line(text: str) -> str:
+    """The first line that is not blank, on one line and cut short (only its start is read)."""
+    found = _NON_SPACE.search(text)
+    if found is None:
+        return ""
+    stop = _LINE_BREAK.search(text, found.start(), found.start() + 4 * TITLE_CHARS)
+    return short_title(text[found.start() : stop.start() if stop else found.start() + 4 * TITLE_CHARS])
+
+
+def valid_text(text: str) -> str:
+    """`text` with each lone surrogate made U+FFFD, as a decoder does with errors="replace" (a PDF's
+    broken text map or JSON's "\\ud800" escape yields them): nothing else changes, and the text can then
+    be written as UTF-8."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")

@@ -27,39 +27,23 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import inspect
 import os
 import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 
 from chunking.cache import open_cache
-from chunking.options import check_int, check_texts
+from chunking.models import OVERLAP_PIECES, EmbeddingModel, check_embedder, check_texts, plan_windows
+from chunking.options import check_flag, check_int
+from chunking.sizers import Sizer
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 BATCH_SIZE = 8  # texts per forward pass: fastest for chunk-length texts on CPU (docs/benchmarks.md)
 BACKENDS = ("auto", "onnx", "onnx-int8", "torch")  # where a model runs; part of its identity (and cache keys)
 BACKEND_ENV = "CHUNKING_BACKEND"  # the default backend when none is given (else "auto")
-OVERLAP_PIECES = 64  # word-pieces shared by neighbouring windows in `token_vectors`
-MEMBERS = ("name", "dim", "max_pieces", "embed")  # what an `EmbeddingModel` has
-
-
-class EmbeddingModel(Protocol):
-    """What the package asks of an embedder (chunking, retrieval, comparison, the command line)."""
-
-    name: str  # identifies the model: it is part of cache keys and collection names
-
-    @property
-    def dim(self) -> int: ...
-
-    @property
-    def max_pieces(self) -> int | None: ...  # the window in word-pieces, specials included; None: unknown
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray: ...  # (len(texts), dim), L2-normalised
 
 
 def default_model_path() -> Path:
@@ -320,9 +304,8 @@ class Embedder:
 
         The transformer reads windows of at most `window_pieces` pieces (default: the model's window
         minus [CLS] and [SEP]) overlapping by `overlap_pieces`; a piece seen twice keeps the vector
-        from the window where it sits farther from the edge (`chunking.windows.plan_windows`).
+        from the window where it sits farther from the edge (`chunking.models.plan_windows`).
         """
-        from chunking.windows import plan_windows
 
         window = self._check_window(window_pieces, overlap_pieces, batch_size)
         ids, spans = self._encode(text)
@@ -395,20 +378,32 @@ class Embedder:
         return f"Embedder(name={self.name!r}, device={self.device!r}, backend={self._backend_arg!r})"
 
 
-def resolve_embedder(embedder: object) -> EmbeddingModel:
-    """`embedder`, or the shared default for None; anything that is not an `EmbeddingModel` is a TypeError.
+class WordPieces(Sizer):
+    """Length in a Hugging Face tokenizer's pieces, e.g. the embedding model's own.
 
-    The check looks the members up without running them (a property such as `dim` may load a model).
+    With `special_tokens` (the default) a text's length includes the pieces the model adds
+    around every input ([CLS] and [SEP] for MiniLM), so `chunk_size` can equal the model's window
+    (256 for all-MiniLM-L6-v2) and no chunk is ever truncated.
     """
-    if embedder is None:
-        return default_embedder()
-    missing = object()
-    if any(inspect.getattr_static(embedder, member, missing) is missing for member in MEMBERS) or not callable(
-            embedder.embed):
-        raise TypeError(f"embedder must be an EmbeddingModel (name, dim, max_pieces and embed(texts)), such as "
-                        f"chunking.embed.Embedder over a model folder or a callable; got "
-                        f"{type(embedder).__name__}: {embedder!r:.60}")
-    return embedder
+
+    def __init__(self, tokenizer, *, special_tokens: bool = True) -> None:
+        if not callable(tokenizer) or not hasattr(tokenizer, "convert_tokens_to_ids"):
+            raise TypeError(f"tokenizer must be a Hugging Face tokenizer, got {tokenizer!r:.60}")
+        self.tokenizer, self.special_tokens = tokenizer, check_flag("special_tokens", special_tokens)
+        self.extra = tokenizer.num_special_tokens_to_add() if special_tokens else 0
+        self.name = f"word-pieces:{getattr(tokenizer, 'name_or_path', type(tokenizer).__name__)}"
+
+    def size(self, text: str) -> int:
+        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"]) + self.extra
+
+    def __repr__(self) -> str:
+        return f"WordPieces({self.name.split(':', 1)[1]}, special_tokens={self.special_tokens})"
+
+
+def resolve_embedder(embedder: object) -> EmbeddingModel:
+    """`embedder`, or the shared default for None; anything that is not an `EmbeddingModel` is a TypeError
+    (`chunking.models.check_embedder`)."""
+    return default_embedder() if embedder is None else check_embedder(embedder)
 
 
 def model_record(embedder: EmbeddingModel) -> dict[str, str]:

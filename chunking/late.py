@@ -4,7 +4,7 @@
    span (`token_vectors`: the one thing late chunking needs beyond the embedder interface).
    `chunking.embed.Embedder` runs the transformer over windows of at most `window_pieces` pieces,
    neighbours sharing `overlap_pieces`, each with its own [CLS]/[SEP]; a piece seen twice keeps the
-   vector from the window where it sits farther from the edge (`chunking.windows.plan_windows`).
+   vector from the window where it sits farther from the edge (`chunking.models.plan_windows`).
 2. Per chunk, mean-pool the vectors of the pieces overlapping `[start, end)`; L2-normalise.
    A chunk holding no piece (NULs, zero-width characters: the tokenizer drops them) is
    embedded on its own instead.
@@ -26,48 +26,45 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from chunking.embed import BATCH_SIZE, OVERLAP_PIECES, Embedder, resolve_embedder
-from chunking.options import check_text, renamed
+from chunking.models import OVERLAP_PIECES, TokenEmbedder, check_embedder
+from chunking.options import check_text
 from chunking.types import Chunk
-
-OVERLAP = OVERLAP_PIECES  # word-pieces shared by neighbouring windows
 
 
 def embed_late(
     text: str,
     chunks: Sequence[Chunk],
     *,
-    embedder=None,
+    embedder: TokenEmbedder | None = None,
     window_pieces: int | None = None,
     overlap_pieces: int = OVERLAP_PIECES,
-    batch_size: int = BATCH_SIZE,
-    window: int | None = None,
-    overlap: int | None = None,
+    batch_size: int | None = None,
 ) -> np.ndarray:
     """One L2-normalised vector per chunk, in order, shape `(len(chunks), dim)`.
 
     `chunks` are spans of `text` from any strategy (they may overlap); `window_pieces` (default: the
-    model's window minus [CLS]/[SEP]) and `overlap_pieces` are in the model's word-pieces. A piece
-    cut by a chunk boundary counts for both chunks. (`window` and `overlap` are the deprecated names.)
+    model's window minus [CLS]/[SEP]) and `overlap_pieces` are in the model's word-pieces; `batch_size`
+    windows go through the model at a time (default: the embedder's). A piece cut by a chunk boundary
+    counts for both chunks. `embedder` is required (`chunking.embed.Embedder()` is the bundled MiniLM).
 
     >>> from chunking import chunk
+    >>> from chunking.embed import Embedder
     >>> text = "The mill stood by the quay. It ground corn for six centuries."
     >>> embed_late(text, chunk(text, "sentence", chunk_size=1, unit="sentences"), embedder=Embedder(cache=False)).shape
     (2, 384)
     """
     text = check_text(text)
     _check_chunks(text, chunks)
-    window_pieces = renamed("window", "window_pieces", window, window_pieces, None)
-    overlap_pieces = renamed("overlap", "overlap_pieces", overlap, overlap_pieces, OVERLAP_PIECES)
-    embedder = _token_embedder(resolve_embedder(embedder))
+    check_embedder(embedder, tokens=True)
     caching = callable(getattr(embedder, "late_keys", None))
     spans = [(c.start, c.end) for c in chunks]
     keys = embedder.late_keys(text, spans, window_pieces, overlap_pieces) if caching else []
     found = embedder.cached(keys) if caching else {}
     if chunks and len(found) == len(set(keys)):
         return np.stack([found[k] for k in keys])
+    batches = {} if batch_size is None else {"batch_size": batch_size}
     vectors, spans = embedder.token_vectors(text if chunks else "", window_pieces=window_pieces,
-                                            overlap_pieces=overlap_pieces, batch_size=batch_size)
+                                            overlap_pieces=overlap_pieces, **batches)
     pooled, unseen = pool(vectors, spans, chunks)
     if unseen:  # chunks of NULs, zero-width characters or stray accents hold no piece: embed each alone
         pooled[unseen] = embedder.embed([chunks[i].embed_text for i in unseen])
@@ -76,14 +73,15 @@ def embed_late(
     return pooled
 
 
-def token_spans(text: str, *, embedder=None) -> list[tuple[int, int]]:
+def token_spans(text: str, *, embedder: TokenEmbedder | None = None) -> list[tuple[int, int]]:
     """Character span of every word-piece of `text`, in order, special tokens excluded.
 
+    >>> from chunking.embed import Embedder
     >>> token_spans("Late chunking", embedder=Embedder(cache=False))
     [(0, 4), (5, 10), (10, 13)]
     """
     text = check_text(text)
-    return [(int(a), int(b)) for a, b in _token_embedder(resolve_embedder(embedder)).token_spans(text)]
+    return [(int(a), int(b)) for a, b in check_embedder(embedder, tokens=True).token_spans(text)]
 
 
 def pool(vectors: np.ndarray, spans: np.ndarray, chunks: Sequence[Chunk]) -> tuple[np.ndarray, list[int]]:
@@ -100,14 +98,6 @@ def pool(vectors: np.ndarray, spans: np.ndarray, chunks: Sequence[Chunk]) -> tup
         mean = vectors[first:stop].mean(axis=0)
         out[i] = mean / max(float(np.linalg.norm(mean)), 1e-12)
     return out, unseen
-
-
-def _token_embedder(embedder) -> Embedder:
-    """`embedder` if it can give token vectors and their spans (late chunking's need)."""
-    if not callable(getattr(embedder, "token_vectors", None)) or getattr(embedder, "model", True) is None:
-        raise TypeError(f"embedder must give token vectors and their offsets (token_vectors(text)), such as "
-                        f"chunking.embed.Embedder over a sentence-transformers model; got {embedder!r:.60}")
-    return embedder
 
 
 def _check_chunks(text: str, chunks: Sequence[Chunk]) -> None:

@@ -50,10 +50,10 @@ from pathlib import Path
 from typing import NoReturn
 
 from chunking.cache import open_cache
-from chunking.options import check_int, check_number, valid_text
-from chunking.sizers import Tokens
+from chunking.contextual import truncate_to_tokens
+from chunking.documents import valid_text
+from chunking.options import check_int, check_number
 from chunking.tokens import count_tokens
-from chunking.windows import windows
 
 BASE_URL_ENV, MODEL_ENV = "CHUNKING_LLM_BASE_URL", "CHUNKING_LLM_MODEL"
 DEFAULT_BASE_URL = "http://localhost:11434/v1"  # Ollama's OpenAI-compatible API
@@ -209,19 +209,6 @@ class DryRun:
 def default_contextualizer() -> ChatContextualizer:
     """The shared default, configured from the environment (nothing is contacted until first use)."""
     return ChatContextualizer()
-
-
-def truncate_to_tokens(text: str, limit: int) -> str:
-    """The longest start of `text` (stripped) within `limit` cl100k tokens, cut at a character boundary.
-
-    >>> truncate_to_tokens("one two three four", 2)
-    'one two'
-    """
-    text = text.strip()
-    if count_tokens(text) <= limit:
-        return text
-    spans = windows(Tokens().bind(text), 0, len(text), limit)
-    return text[: spans[0][1]].rstrip() if spans else ""
 
 
 def strip_reasoning(reply: str) -> str:

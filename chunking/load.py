@@ -40,14 +40,22 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from chunking.documents import PAGE_SEPARATOR, Document, check_metadata, readable_name
+from chunking.documents import (
+    PAGE_SEPARATOR,
+    Document,
+    check_metadata,
+    document_title,
+    first_line,
+    readable_name,
+    short_title,
+    valid_text,
+)
 from chunking.html_text import html_to_text
-from chunking.options import check_flag, valid_text
+from chunking.options import check_flag
 
 SUPPORTED = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx")
 KINDS = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
          ".pdf": "pdf", ".docx": "docx"}
-TITLE_CHARS = 100  # a first line used as a title is cut here (an essay's first line is a paragraph)
 PREVIEW_CHARS = 40
 _NON_SPACE = re.compile(r"\S")
 _LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")  # where str.splitlines breaks
@@ -85,7 +93,7 @@ def load_document(
         text = read_text(path)
     if kind != "text":
         title = title or document_title(text)
-    title = short_title(title or _first_line(text) or doc_id)
+    title = short_title(title or first_line(text) or doc_id)
     return Document(doc_id=doc_id, text=text, title=title, path=path, kind=kind, pages=pages, metadata=metadata)
 
 
@@ -250,35 +258,3 @@ def _quiet(logger: str) -> Iterator[None]:
             yield
     finally:
         log.setLevel(level)
-
-
-def document_title(text: str) -> str:
-    """A title for any text: its first markdown heading, else its first non-empty line (cut short)."""
-    return _first_heading(text) or _first_line(text)
-
-
-def _first_heading(text: str) -> str:
-    """Text of the first markdown heading (ATX or setext; a `#` line in a code block is not one)."""
-    from chunking.markdown import parse, short
-
-    tokens = parse(text)
-    for tok, nxt in zip(tokens, tokens[1:]):
-        if tok.type == "heading_open" and nxt.content.strip():
-            return short(nxt.content.strip())
-    return ""
-
-
-def short_title(title: str) -> str:
-    """A title on one line of at most `TITLE_CHARS` characters: it is copied into every chunk's metadata,
-    so a page whose `<title>` (or a PDF's or Word file's metadata title) holds a whole text costs no more."""
-    title = " ".join(title[: 4 * TITLE_CHARS].split())  # a bounded prefix: the rest is never shown
-    return title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1].rstrip() + "…"
-
-
-def _first_line(text: str) -> str:
-    """The first line that is not blank, on one line and cut short (only its start is read)."""
-    found = _NON_SPACE.search(text)
-    if found is None:
-        return ""
-    stop = _LINE_BREAK.search(text, found.start(), found.start() + 4 * TITLE_CHARS)
-    return short_title(text[found.start() : stop.start() if stop else found.start() + 4 * TITLE_CHARS])

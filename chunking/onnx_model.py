@@ -120,12 +120,14 @@ class OnnxModel:
         """`settings` (`max_seq_length`, `pooling`): default, what the export recorded beside `onnx_file`.
         `threads`: ONNX Runtime's threads within an operation (default: one per core)."""
         import onnxruntime
-        from transformers import AutoTokenizer
+        from transformers import PreTrainedTokenizerFast
 
         self.folder, self.onnx_file = Path(folder), Path(onnx_file)
         if settings is None:
             settings = json.loads((self.onnx_file.parent / "export.json").read_text(encoding="utf-8"))
-        self.tokenizer = AutoTokenizer.from_pretrained(str(self.folder))
+        # the folder's tokenizer.json as it is (`supports` requires one): AutoTokenizer would give the same
+        # tokenizer, after importing torch (1.4 s) to read the model's config
+        self.tokenizer = PreTrainedTokenizerFast.from_pretrained(str(self.folder))
         self.max_seq_length, self.pooling = int(settings["max_seq_length"]), settings["pooling"]
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3  # warnings about unused initialisers are not the user's business

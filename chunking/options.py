@@ -2,16 +2,15 @@
 
 `chunk_size` and `chunk_overlap` mean the same everywhere: the size bound in the unit, and an
 overlap that is absolute (an int, in the unit) or a fraction of `chunk_size` (a float in [0, 1)).
-Each check raises `TypeError` or `ValueError` naming the option and the value received; a renamed
-option keeps working for a while, with a `DeprecationWarning` naming its new name (`renamed`).
+Each check raises `TypeError` or `ValueError` naming the option and the value received. Every
+option has one name and one meaning across the package (a float `chunk_overlap` is a fraction of
+`chunk_size` in every strategy).
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-import warnings
-from collections.abc import Sequence
 
 
 def check_text(text: object, name: str = "text") -> str:
@@ -27,19 +26,6 @@ def check_text(text: object, name: str = "text") -> str:
                 "decode the source with errors='replace'"
             ) from None
     return text
-
-
-def valid_text(text: str) -> str:
-    """`text` with each lone surrogate made U+FFFD, as a decoder does with errors="replace" (a PDF's
-    broken text map or JSON's "\\ud800" escape yields them): nothing else changes, and the text can then
-    be written as UTF-8."""
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def check_flag(name: str, value: object) -> bool:
@@ -71,25 +57,6 @@ def check_number(name: str, value: object, low: float = -math.inf, high: float =
             or not low <= value <= high:
         raise ValueError(f"{name} must be a number in [{low:g}, {high:g}], got {value!r}")
     return float(value)
-
-
-def check_texts(texts: object, hint: str = "") -> list[str]:
-    """`texts` as a list if it is a sequence of `str` (a single `str` is refused: it is not a list of texts)."""
-    if isinstance(texts, str) or not isinstance(texts, Sequence) or not all(isinstance(t, str) for t in texts):
-        raise TypeError(f"texts must be a sequence of str{hint}, got {type(texts).__name__}: {texts!r:.60}")
-    return list(texts)
-
-
-def renamed(old: str, new: str, old_value: object, new_value: object, new_default: object) -> object:
-    """The value of an option renamed from `old` to `new`: the old spelling still works until the next
-    minor version, with a `DeprecationWarning` naming the new one; giving both is an error."""
-    if old_value is None:
-        return new_value
-    if new_value != new_default:
-        raise TypeError(f"give {new} (or the deprecated {old}), not both")
-    warnings.warn(f"{old} is deprecated and will be removed in the next minor version; use {new}",
-                  DeprecationWarning, stacklevel=3)
-    return old_value
 
 
 def one_line(message: object, limit: int = 500) -> str:

@@ -84,8 +84,9 @@ def merge_small(
         current, gap = spans[i], gaps[i]
         i += 1
         while bound.count(*current) < minimum:
-            sides = [(_closeness(merged_gaps[-1]), prefer_next, 0)] if merged else []
-            sides += [(_closeness(gap), not prefer_next, 1)] if i < len(spans) else []
+            # (closeness, tie-break, side): a cut inside a sentence (gap None) is the closest of all
+            sides = [(-1.0 if merged_gaps[-1] is None else merged_gaps[-1], prefer_next, 0)] if merged else []
+            sides += [(-1.0 if gap is None else gap, not prefer_next, 1)] if i < len(spans) else []
             for *_, side in sorted(sides):
                 candidate = (merged[-1][0], current[1]) if side == 0 else (current[0], spans[i][1])
                 if bound.count(*candidate) <= size:
@@ -102,10 +103,6 @@ def merge_small(
         merged.append(current)
         merged_gaps.append(gap)
     return merged
-
-
-def _closeness(gap: float | None) -> float:
-    return -1.0 if gap is None else gap
 
 
 def fallback(bound: Bound, size: int, overlap: int, levels: Sequence[str | Level]) -> Splitter:

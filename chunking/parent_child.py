@@ -1,14 +1,15 @@
 """Parent-child chunking: search small children, hand the LLM their big parents.
 
-1. Parents, each at most `parent_size`: whole markdown sections packed together (one too big is split
-   at its blocks), fixed token windows, or sentences grouped while neighbours stay within the relaxed
-   `parent_threshold` distance (1 - cosine).
+1. Parents, each at most `parent_size` (`parent_mode`): whole markdown sections packed together
+   ("sections"; one too big is split at its blocks), fixed windows in the unit ("windows"), or
+   sentences grouped while neighbours stay within the relaxed `parent_threshold` distance
+   (1 - cosine; "semantic", with an `embedder`).
 2. Children: inside each parent (and each section), sentences packed up to `chunk_size`; semantic
    parents also split children where the distance passes the stricter `child_threshold`. A child
    records its parent's span, index and id (the parent chunk's uuid5).
-3. Only children are embedded. "payload" storage copies the parent text into every child's payload
-   (one query, a bigger index); "lookup" stores the parent id, groups hits by it and fetches the best
-   k parents from a vectorless collection (a second read, a small index).
+3. Only children are embedded; `chunking.retrieval` stores them and hands back parents ("payload"
+   copies the parent text into every child's payload, "lookup" fetches it by id from a vectorless
+   collection).
 Small children embed precisely; big parents give the LLM context, and cost it more tokens.
 It does not overlap parents, pick a parent per child independently, nest deeper than two levels, or
 rerank. Taught in notebook 08.
@@ -16,14 +17,13 @@ rerank. Taught in notebook 08.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
-from chunking import markdown, semantic, store
-from chunking.options import check_int, check_number, check_text, resolve_sizes
+from chunking import blocks
+from chunking.models import EmbeddingModel, check_embedder, distances
+from chunking.options import check_number, check_text, resolve_sizes
 from chunking.packing import fallback, pack
 from chunking.segment import split_sentences
 from chunking.sizers import Bound, resolve_unit
@@ -32,23 +32,12 @@ from chunking.windows import windows
 
 STRATEGY = "parent_child"
 PARENT_STRATEGY = "parent_child:parent"
-PARENT_MODES = ("sections", "semantic", "tokens")
-STORAGE_MODES = ("payload", "lookup")
-PARENTS_SUFFIX = "-parents"  # the lookup mode's collection of parent texts
+PARENT_MODES = ("sections", "semantic", "windows")
 MAX_DISTANCE = 2.0  # 1 - cosine lies in [0, 2]
 # Default thresholds suit all-MiniLM-L6-v2, whose neighbouring sentences in data/corpus are 0.75 apart at
 # the median: 0.9 splits about one boundary in six into parents, 0.75 about one in two into children.
 
 Run = tuple[list[Span], tuple[str, ...] | None]  # sentences children are packed from; heading path, if known
-
-
-@dataclass(frozen=True)
-class ParentHit:
-    """One retrieved parent, with the score and the child that matched best."""
-
-    parent: Chunk
-    score: float
-    child: Chunk
 
 
 def chunk(
@@ -61,7 +50,7 @@ def chunk(
     parent_mode: str = "sections",
     parent_threshold: float = 0.9,
     child_threshold: float = 0.75,
-    embedder=None,
+    embedder: EmbeddingModel | None = None,
     doc_id: str = "",
 ) -> list[Chunk]:
     """The children (`chunk_size` at most), each pointing at its parent (`parent_size` at most).
@@ -80,9 +69,10 @@ def chunk(
     _check_options(size, parent_size, parent_mode, parent_threshold, child_threshold)
     if parent_mode == "sections":
         planned = _section_parents(text, bound, parent_size)
-    elif parent_mode == "tokens":
+    elif parent_mode == "windows":
         planned = [(span, [(_sentences(text, span), None)]) for span in windows(bound, 0, len(text), parent_size)]
     else:
+        check_embedder(embedder)  # semantic parents need one; `chunking.chunk` passes the bundled MiniLM
         planned = _semantic_parents(text, bound, parent_size, parent_threshold, child_threshold, embedder)
     parent_chunks = make_chunks(text, [span for span, _ in planned], strategy=PARENT_STRATEGY, doc_id=doc_id)
     split = fallback(bound, size, overlap, ("words",))
@@ -93,7 +83,7 @@ def chunk(
                 spans.append(span)
                 metadata.append({"parent_start": parent.start, "parent_end": parent.end, "parent_id": parent.id,
                                  "parent_index": parent.index, **({} if path is None else {"heading_path": path})})
-    context = [markdown.PATH_SEPARATOR.join(m.get("heading_path", ())) for m in metadata]
+    context = [blocks.PATH_SEPARATOR.join(m.get("heading_path", ())) for m in metadata]
     return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id, metadata=metadata, context=context)
 
 
@@ -111,75 +101,18 @@ def parents(text: str, children: Sequence[Chunk]) -> list[Chunk]:
             for (s, e), i in found.items()]
 
 
-def index_parents(
-    client, collection: str, children: Sequence[Chunk], vectors: np.ndarray, parent_chunks: Sequence[Chunk],
-    *, mode: str = "payload",
-) -> int:
-    """Index the children's vectors; store parent texts as `mode` says. Returns the points written."""
-    _check_mode(mode)
-    by_id = {p.id: p for p in parent_chunks}
-    if missing := [c.index for c in children if c.metadata.get("parent_id") not in by_id]:
-        raise ValueError(f"parent_chunks lacks the parent of children with index {missing[:5]}")
-    store.ensure_collection(client, collection, np.asarray(vectors).shape[1])
-    if mode == "payload":  # the parent text rides along in every child's payload
-        children = [dataclasses.replace(c, metadata={**c.metadata, "parent_text": by_id[c.metadata["parent_id"]].text})
-                    for c in children]
-        return store.index(client, collection, children, vectors)
-    used = list({c.metadata["parent_id"]: by_id[c.metadata["parent_id"]] for c in children}.values())
-    written = store.put_payloads(client, parents_collection(collection), used)  # fetched by id, never searched
-    return store.index(client, collection, children, vectors) + written
-
-
-def search_parents(
-    client, collection: str, vector: np.ndarray, *, k: int = 5, mode: str = "payload", candidates: int = 50,
-    doc_id: str | None = None,
-) -> list[ParentHit]:
-    """The `k` best distinct parents for a query vector, best first (ties by document and offset).
-
-    "payload" reads `candidates` children (more if they hold fewer than `k` parents) and keeps each
-    parent's best; "lookup" asks Qdrant for the best child of each of the best `k` parents, then
-    fetches those parents' texts. Both give the same parents in the same order.
-    """
-    _check_mode(mode)
-    check_int("k", k)
-    check_int("candidates", candidates, k)
-    if mode == "payload":
-        hits = _best_child_per_parent(client, collection, vector, k, candidates, doc_id)
-        found = [ParentHit(_parent_from_payload(h.chunk), h.score, _without_parent_text(h.chunk)) for h in hits]
-    else:
-        groups = store.search_groups(client, collection, vector, group_by="metadata.parent_id", k=k, doc_id=doc_id)
-        best = {h.chunk.metadata["parent_id"]: h for h in groups}
-        parents_by_id = store.fetch(client, parents_collection(collection), list(best))
-        found = [ParentHit(parent, best[i].score, best[i].chunk) for i, parent in parents_by_id.items()]
-    return sorted(found, key=lambda h: store.rank_key(h.score, h.parent))
-
-
-def parents_collection(collection: str) -> str:
-    """Name of the collection holding the parent texts in "lookup" mode."""
-    return collection + PARENTS_SUFFIX
-
-
-def index_size(client, collection: str) -> dict[str, int]:
-    """Points and payload characters (as JSON) of a collection and its parents collection, if any."""
-    return store.sizes(client, [collection, parents_collection(collection)])
-
-
-def context_tokens(hits: Sequence[ParentHit]) -> int:
-    """Tokens handed to the LLM: the sum of the retrieved parents' cl100k_base tokens."""
-    return sum(h.parent.token_count for h in hits)
-
-
 # --- the steps ------------------------------------------------------------------------------------
 
 
 def _section_parents(text: str, bound: Bound, size: int) -> list[tuple[Span, list[Run]]]:
-    """Whole sections packed into parents; markdown cuts a section too big for one at its blocks."""
-    sections = markdown.chunk(text, chunk_size=size, unit=bound.sizer, include_heading_path=False)
+    """Whole sections packed into parents; a section too big for one is cut at its blocks."""
+    sections = [(span, section.path) for section in blocks.sections(text)
+                for span in blocks.pack_section(section, bound, size)]
     planned, i = [], 0
-    for start, end in pack([(c.start, c.end) for c in sections], bound, size, 0, lambda p: [p]):
+    for start, end in pack([span for span, _ in sections], bound, size, 0, lambda p: [p]):
         runs = []
-        while i < len(sections) and sections[i].end <= end:  # every section fits: pack never splits one
-            runs.append((_sentences(text, (sections[i].start, sections[i].end)), sections[i].metadata["heading_path"]))
+        while i < len(sections) and sections[i][0][1] <= end:  # every section fits: pack never splits one
+            runs.append((_sentences(text, sections[i][0]), sections[i][1]))
             i += 1
         planned.append(((start, end), runs))
     return planned
@@ -189,7 +122,7 @@ def _semantic_parents(
     text: str, bound: Bound, size: int, parent_threshold: float, child_threshold: float, embedder
 ) -> list[tuple[Span, list[Run]]]:
     """Sentences grouped at the relaxed threshold, capped at `size`; children groups at the strict one."""
-    sentences, distance = semantic.distances(text, embedder=embedder)  # each sentence embedded once
+    sentences, distance = distances(text, embedder=embedder)  # each sentence embedded once
     split = fallback(bound, size, 0, ("words",))
     planned = []
     for group in _groups(range(len(sentences)), distance, parent_threshold):
@@ -218,33 +151,6 @@ def _groups(indices, distance: np.ndarray, threshold: float) -> list[list[int]]:
 
 def _sentences(text: str, span: Span) -> list[Span]:
     return shift(split_sentences(text[span[0] : span[1]]), span[0])
-
-
-def _best_child_per_parent(client, collection, vector, k, candidates, doc_id) -> list[store.Hit]:
-    """Read ranked children, widening the read until it holds `k` parents or the collection runs out."""
-    while True:
-        hits = store.search(client, collection, vector, k=candidates, doc_id=doc_id)
-        best: dict[str, store.Hit] = {}
-        for hit in hits:
-            best.setdefault(hit.chunk.metadata["parent_id"], hit)
-        if len(best) >= k or len(hits) < candidates:
-            return list(best.values())[:k]
-        candidates *= 2
-
-
-def _parent_from_payload(child: Chunk) -> Chunk:
-    m = child.metadata
-    return Chunk(text=m["parent_text"], start=m["parent_start"], end=m["parent_end"], index=m["parent_index"],
-                 strategy=PARENT_STRATEGY, doc_id=child.doc_id)
-
-
-def _without_parent_text(child: Chunk) -> Chunk:
-    return dataclasses.replace(child, metadata={k: v for k, v in child.metadata.items() if k != "parent_text"})
-
-
-def _check_mode(mode: object) -> None:
-    if mode not in STORAGE_MODES:
-        raise ValueError(f"mode must be one of {STORAGE_MODES}, got {mode!r}")
 
 
 def _check_options(size: int, parent_size: object, parent_mode: object, parent_threshold: object,

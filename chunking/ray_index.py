@@ -252,11 +252,11 @@ class Write:
             self.client = qdrant.connect(store["path"], use_env=False)
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        from chunking import store
+        from chunking import indexing
 
         fresh = np.flatnonzero(batch["fresh"])
-        if len(fresh):
-            store.index(self.client, self.collection, [batch["chunk"][i] for i in fresh], batch["vector"][fresh])
+        chunks = [batch["chunk"][i] for i in fresh]
+        indexing.write(self.client, self.collection, chunks, indexing.given(chunks, batch["vector"][fresh]))
         return {"id": np.array([c.id for c in batch["chunk"]], dtype=str), "written": batch["fresh"],
                 "began": batch["began"], "ended": batch["ended"]}
 

@@ -24,7 +24,7 @@ from typing import Any
 from chunking.documents import Document
 from chunking.options import check_int
 from chunking.parallel import chunk_in_processes
-from chunking.types import Chunk, with_metadata
+from chunking.types import Chunk, new_chunk
 
 # name -> "module:function" (imported on first use)
 MODULES = {
@@ -36,7 +36,7 @@ MODULES = {
     "recursive": "chunking.recursive:chunk",
     "semantic": "chunking.semantic:chunk",
     "parent_child": "chunking.parent_child:chunk",
-    "contextual": "chunking.contextual:chunk",
+    "contextual": "chunking.registry:contextual",  # the base strategy's chunks, then their context
 }
 
 
@@ -68,7 +68,54 @@ def chunk(text: str, strategy: str = "recursive", **options) -> list[Chunk]:
     """
     function = check_strategy(strategy, options)
     with collector_paused():
-        return function(text, **options)
+        return function(text, **with_models(strategy, options))
+
+
+def contextual(
+    text: str,
+    *,
+    base: str = "recursive",
+    provider: str = "heading",
+    title: str | None = None,
+    llm=None,
+    embedder=None,
+    doc_id: str = "",
+    **base_options,
+) -> list[Chunk]:
+    """The `base` strategy's chunks (its options in `base_options`: `chunk_size`, `unit`, …), each with a
+    context from `provider` (`chunking.contextual.chunk`). `llm` defaults to the shared
+    `chunking.llm.default_contextualizer()` for provider "llm"; `embedder` goes to a base that takes one.
+
+    >>> doc = "# Guide\\n\\nIntro.\\n\\n## Install\\n\\nRun it.\\n"
+    >>> [(c.text, c.context) for c in chunk(doc, "contextual", chunk_size=6)]
+    [('# Guide\\n\\nIntro.', 'Guide'), ('## Install\\n\\nRun it.', 'Guide > Install')]
+    """
+    from chunking import contextual as contextual_strategy
+
+    if base == "contextual" or base not in STRATEGIES:
+        raise ValueError(f"base must be one of {sorted(set(STRATEGIES) - {'contextual'})}, got {base!r}")
+    if provider == "llm" and llm is None:
+        from chunking.llm import default_contextualizer
+
+        llm = default_contextualizer()
+    contextual_strategy.check_provider(provider, llm, title)  # before the base chunks are made
+    if embedder is not None and takes(base, "embedder"):
+        base_options["embedder"] = embedder
+    pieces = chunk(text, base, doc_id=doc_id, **base_options)
+    return contextual_strategy.chunk(text, chunks=pieces, provider=provider, title=title, llm=llm)
+
+
+def with_models(strategy: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """`options`, with the bundled MiniLM (`chunking.embed.default_embedder()`) as `embedder` where the
+    strategy needs one and none was given: semantic, and parent_child's semantic parents. Strategies
+    take their models as arguments; this is the one place a name brings a default."""
+    options = dict(options)
+    needs = strategy == "semantic" or (strategy == "parent_child" and options.get("parent_mode") == "semantic")
+    if needs and options.get("embedder") is None:
+        from chunking.embed import default_embedder
+
+        options["embedder"] = default_embedder()
+    return options
 
 
 def check_strategy(strategy: str, options: Mapping[str, Any]) -> Callable[..., list[Chunk]]:
@@ -164,3 +211,9 @@ def collector_paused() -> Iterator[None]:
 def _function(target: str) -> Callable[..., list[Chunk]]:
     module, name = target.split(":")
     return getattr(importlib.import_module(module), name)
+
+
+def with_metadata(chunk: Chunk, metadata: Mapping[str, Any]) -> Chunk:
+    """`dataclasses.replace(chunk, metadata=metadata)`, built as `make_chunks` builds its chunks."""
+    return new_chunk(chunk.text, chunk.start, chunk.end, chunk.index, chunk.strategy, chunk.doc_id, chunk.context,
+                     metadata)

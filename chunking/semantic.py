@@ -21,10 +21,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from chunking import embed
-from chunking.options import check_int, check_number, check_text, renamed, resolve_minimum, resolve_sizes
+from chunking.models import EmbeddingModel, check_embedder, distances
+from chunking.options import check_int, check_number, check_text, resolve_minimum, resolve_sizes
 from chunking.packing import fallback, merge_small, pack
-from chunking.segment import split_sentences
 from chunking.sizers import Bound, resolve_unit
 from chunking.types import Chunk, Span, make_chunks
 
@@ -47,18 +46,16 @@ def chunk(
     similarity_window: int = 1,
     min_chunk_size: int | None = None,
     target_size: int | None = None,
-    embedder: embed.EmbeddingModel | None = None,
+    embedder: EmbeddingModel | None = None,
     doc_id: str = "",
-    breakpoint: str | None = None,
-    window: int | None = None,
 ) -> list[Chunk]:
     """Cut `text` between sentences whose meaning differs most; no chunk exceeds `chunk_size` units.
 
     `threshold` by `threshold_type`: "fixed", a distance (default 0.25, i.e. similarity 0.75);
     "percentile" and "gradient", a percentile (95); "std" and "iqr", a multiple of the spread (1.5);
     "target" searches it, given `target_size` in the unit. `similarity_window` is how many sentences
-    on each side of a boundary are compared. `embedder` defaults to the shared MiniLM (loaded on first
-    use). `breakpoint` and `window` are the deprecated names of `threshold_type` and `similarity_window`.
+    on each side of a boundary are compared. `embedder` is required (`chunking.embed.Embedder()` is the
+    bundled MiniLM; `chunking.chunk(text, "semantic")` passes it for you).
 
     >>> from chunking.embed import Embedder
     >>> topic = Embedder(lambda texts: [[t.startswith("Cats"), not t.startswith("Cats")] for t in texts], cache=False)
@@ -69,12 +66,12 @@ def chunk(
     text = check_text(text)
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
     bound = resolve_unit(unit, sentences=True).bind(text)
-    threshold_type = renamed("breakpoint", "threshold_type", breakpoint, threshold_type, "percentile")
-    similarity_window = renamed("window", "similarity_window", window, similarity_window, 1)
     _check_threshold(threshold_type, threshold, target_size)
     min_chunk_size = resolve_minimum(min_chunk_size, size)
     if threshold_type == "target":
         _check_count("target_size", target_size, size)
+    check_int("similarity_window", similarity_window)
+    check_embedder(embedder)  # after the options: a bad one is named whether or not a model is given
     sentences, dist = distances(text, similarity_window=similarity_window, embedder=embedder)
     if not sentences:
         return []
@@ -95,36 +92,6 @@ def chunk(
     return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id, metadata=metadata)
 
 
-def distances(
-    text: str, *, similarity_window: int = 1, embedder: embed.EmbeddingModel | None = None, window: int | None = None
-) -> tuple[list[Span], np.ndarray]:
-    """Sentence spans of `text` and the cosine distance across each of their n − 1 boundaries.
-
-    Every sentence is embedded exactly once, in one call; `similarity_window=w` averages the unit vectors of
-    the w sentences on each side of a boundary (vector arithmetic, no further model calls).
-    Fewer than two sentences need no model: the distances are then empty.
-    """
-    text = check_text(text)
-    window = renamed("window", "similarity_window", window, similarity_window, 1)
-    _check_count("similarity_window", window, None)
-    if embedder is not None:
-        embed.resolve_embedder(embedder)  # a wrong embedder fails before any work, even on one sentence
-    sentences = split_sentences(text)
-    if len(sentences) < 2:
-        return sentences, np.zeros(0)
-    vectors = embed.resolve_embedder(embedder).embed([text[s:e] for s, e in sentences])
-    vectors = np.asarray(vectors, dtype=np.float64)
-    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    n = len(sentences)
-    cumulative = np.vstack([np.zeros(vectors.shape[1]), np.cumsum(vectors, axis=0)])
-    nxt = np.arange(1, n)  # dist[i] is the boundary before sentence nxt[i] = i + 1
-    left = cumulative[nxt] - cumulative[np.maximum(nxt - window, 0)]
-    right = cumulative[np.minimum(nxt + window, n)] - cumulative[nxt]
-    # Sums point the same way as means, and cosine ignores length: no need to divide.
-    norms = np.maximum(np.linalg.norm(left, axis=1) * np.linalg.norm(right, axis=1), 1e-12)
-    return sentences, np.clip(1.0 - np.einsum("ij,ij->i", left, right) / norms, 0.0, 2.0)
-
-
 def breakpoints(
     dist: np.ndarray,
     *,
@@ -132,7 +99,6 @@ def breakpoints(
     threshold: float | None = None,
     target_size: int | None = None,
     mean_size: Callable[[np.ndarray], float] | None = None,
-    breakpoint: str | None = None,
 ) -> tuple[np.ndarray, float]:
     """Indices `i` where a chunk ends after sentence `i`, and the threshold used (NaN if unknown).
 
@@ -144,7 +110,7 @@ def breakpoints(
     >>> breakpoints(np.array([0.1, 0.6, 0.2]), threshold_type="fixed")
     (array([1]), 0.25)
     """
-    mode = renamed("breakpoint", "threshold_type", breakpoint, threshold_type, "percentile")
+    mode = threshold_type
     threshold = _check_threshold(mode, threshold, target_size)
     dist = np.asarray(dist, dtype=np.float64)
     if mode == "target":

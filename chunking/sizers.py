@@ -2,8 +2,8 @@
 
 Strategies only find boundaries (sentences, paragraphs, sections) and pack them; every question
 about length goes through a sizer. `resolve_unit(unit)` turns the `unit` option into one:
-`Characters`, `Tokens` (cl100k_base, or another tiktoken encoding), `Sentences`, `WordPieces`
-(a Hugging Face tokenizer, such as the embedding model's own) or `Measured` (any callable).
+`Characters`, `Tokens` (cl100k_base, or another tiktoken encoding), `Sentences` or `Measured`
+(any callable); a model's own word-pieces are `chunking.embed.WordPieces`, a sizer too.
 A chunking call binds the sizer to its text once (`sizer.bind(text)`) and asks the bound sizer:
 1. `estimate(spans)` — about how long is each piece where it stands? (cheap: to grow a chunk)
 2. `count(start, end)` — exactly how long is `text[start:end]` cut out on its own? (the proof)
@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from chunking.tokens import ENCODING_NAME, PART_CHARS, count_tokens, get_encoding, usable_threads
+from chunking.types import Span
 
-Span = tuple[int, int]
 Cuts = tuple[Sequence[int], Sequence[int] | None]  # offsets where a window may end; units before each (or None)
 UNITS = ("tokens", "characters", "sentences")
 
@@ -188,30 +188,6 @@ class _TokensBound(Bound):
         return n
 
 
-class WordPieces(Sizer):
-    """Length in a Hugging Face tokenizer's pieces, e.g. the embedding model's own.
-
-    With `special_tokens` (the default) a text's length includes the pieces the model adds
-    around every input ([CLS] and [SEP] for MiniLM), so `chunk_size` can equal the model's window
-    (256 for all-MiniLM-L6-v2) and no chunk is ever truncated.
-    """
-
-    def __init__(self, tokenizer, *, special_tokens: bool = True) -> None:
-        from chunking.options import check_flag
-
-        if not callable(tokenizer) or not hasattr(tokenizer, "convert_tokens_to_ids"):
-            raise TypeError(f"tokenizer must be a Hugging Face tokenizer, got {tokenizer!r:.60}")
-        self.tokenizer, self.special_tokens = tokenizer, check_flag("special_tokens", special_tokens)
-        self.extra = tokenizer.num_special_tokens_to_add() if special_tokens else 0
-        self.name = f"word-pieces:{getattr(tokenizer, 'name_or_path', type(tokenizer).__name__)}"
-
-    def size(self, text: str) -> int:
-        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"]) + self.extra
-
-    def __repr__(self) -> str:
-        return f"WordPieces({self.name.split(':', 1)[1]}, special_tokens={self.special_tokens})"
-
-
 class Measured(Sizer):
     """Length by any callable `str -> int`, checked on every call."""
 
@@ -230,8 +206,8 @@ class Measured(Sizer):
 
 
 def resolve_unit(unit: object, *, sentences: bool = False) -> Sizer:
-    """The sizer for a `unit` option: "tokens", "characters", "sentences" (where allowed), a `Sizer`,
-    a tiktoken encoding, a Hugging Face tokenizer, or any callable `str -> int`."""
+    """The sizer for a `unit` option: "tokens", "characters", "sentences" (where allowed), a `Sizer`
+    (`chunking.embed.WordPieces(tokenizer)` is one), a tiktoken encoding, or any callable `str -> int`."""
     if isinstance(unit, Sizer):
         if isinstance(unit, Sentences) and not sentences:
             raise ValueError("unit='sentences' is only for the sentence and sliding strategies")
@@ -245,12 +221,13 @@ def resolve_unit(unit: object, *, sentences: bool = False) -> Sizer:
             return resolve_unit(Sentences(), sentences=sentences)
     elif callable(getattr(unit, "encode_ordinary", None)):
         return Tokens(unit)
-    elif hasattr(unit, "convert_tokens_to_ids"):
-        return WordPieces(unit)
+    elif hasattr(unit, "convert_tokens_to_ids"):  # a Hugging Face tokenizer is callable, but not a length
+        raise TypeError("a tokenizer is not a unit: pass chunking.embed.WordPieces(tokenizer) to measure in its "
+                        "word-pieces")
     elif callable(unit):
         return Measured(unit)
-    raise ValueError(f"unit must be one of {UNITS}, a Sizer, a tiktoken encoding, a Hugging Face tokenizer or a "
-                     f"callable str -> int, got {unit!r:.60}")
+    raise ValueError(f"unit must be one of {UNITS}, a Sizer (such as chunking.embed.WordPieces), a tiktoken "
+                     f"encoding or a callable str -> int, got {unit!r:.60}")
 
 
 # --- the search every sizer and packer uses ----------------------------------------------------------

@@ -8,10 +8,10 @@
    "Text Chunking Strategies for RAG" computed `f` as `Overlap / MaxChunkSize` in integer
    arithmetic, which is 0 for any overlap smaller than the size: its windows never overlapped.
    Here `f` is a float.
-4. `chunk_overlap` means what it means everywhere — an amount in the unit — and then the
-   windows carry the previous window's trailing sentences within it (that is `sentence` with
-   overlap); `over="tokens"` slides windows of `chunk_size` in the unit instead, tokens by default
-   (that is `fixed`).
+4. `chunk_overlap` means what it means everywhere — an amount in the unit, or a float fraction
+   of `chunk_size` — and then each window carries the previous one's trailing sentences within
+   that amount (the `sentence` strategy with overlap). Windows of units rather than sentences
+   are the `fixed` strategy.
 
 Overlap buys recall at the price of more chunks and duplicated text in the index.
 `chunking/reference/sliding.py` is the plain version to copy. Taught in notebook 05.
@@ -19,59 +19,42 @@ Overlap buys recall at the price of more chunks and duplicated text in the index
 
 from __future__ import annotations
 
-import warnings
-
-from chunking import sentence
-from chunking.options import check_number, check_text, renamed, resolve_sizes
-from chunking.packing import Measure, Splitter, fallback
+from chunking.options import check_number, check_text, resolve_sizes
+from chunking.packing import Measure, Splitter, fallback, pack
 from chunking.segment import split_sentences
-from chunking.sizers import Bound, Sentences, resolve_unit
+from chunking.sizers import Bound, resolve_unit
 from chunking.types import Chunk, Span, make_chunks
-from chunking.windows import windows
 
 STRATEGY = "sliding"
-OVER = ("sentences", "tokens")
 OVERLAP_FRACTION = 0.25
+FALLBACK = ("words",)  # below a sentence: words, then windows
 
 
 def chunk(
     text: str,
     *,
     chunk_size: int = 200,
-    overlap_fraction: float | None = None,
     chunk_overlap: int | float = 0,
     unit="tokens",
-    over: str = "sentences",
+    overlap_fraction: float | None = None,
     doc_id: str = "",
-    window: str | None = None,
 ) -> list[Chunk]:
-    """Windows of whole sentences (or of tokens with `over="tokens"`), each repeating about
-    `overlap_fraction` of itself in the next (default 0.25); or, with `chunk_overlap`, carrying
-    at most that many units of trailing sentences. Give one of the two.
+    """Windows of whole sentences, each repeating about `overlap_fraction` of its sentences in the
+    next (default 0.25); or, with `chunk_overlap`, carrying at most that much of the previous one's
+    trailing sentences. Give one of the two.
 
     >>> text = "One. Two. Three. Four. Five."
     >>> [c.text for c in chunk(text, chunk_size=4, overlap_fraction=0.5, unit="sentences")]
     ['One. Two. Three. Four.', 'Three. Four. Five.']
     """
     text = check_text(text)
-    over = renamed("window", "over", window, over, "sentences")
-    if not isinstance(over, str) or over not in OVER:
-        raise ValueError(f"over must be one of {OVER}, got {over!r}")
-    fraction, chunk_overlap = _overlaps(overlap_fraction, chunk_overlap)
     size, overlap = resolve_sizes(chunk_size, chunk_overlap)
-    if over == "tokens":  # windows of `chunk_size` in the unit (tokens by default): fixed-size chunking
-        sizer = resolve_unit(unit, sentences=True)
-        if isinstance(sizer, Sentences):
-            raise ValueError("unit='sentences' slides windows of whole sentences: use it with over='sentences', "
-                             "not over='tokens'")
-        overlap = overlap or int(fraction * size)
-        spans = windows(sizer.bind(text), 0, len(text), size, overlap)
-        return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)
-    if overlap:
-        chunks = sentence.chunk(text, chunk_size=size, chunk_overlap=overlap, unit=unit, doc_id=doc_id)
-        return make_chunks(text, [(c.start, c.end) for c in chunks], strategy=STRATEGY, doc_id=doc_id)
+    fraction = _fraction(overlap_fraction, overlap)
     bound = resolve_unit(unit, sentences=True).bind(text)
-    split = fallback(bound, size, 0, sentence.FALLBACK)
+    split = fallback(bound, size, overlap, FALLBACK)
+    if overlap:
+        spans = pack(split_sentences(text), bound, size, overlap, split)
+        return make_chunks(text, spans, strategy=STRATEGY, doc_id=doc_id)
     pieces = []
     for piece, n in zip(sentences := split_sentences(text), bound.estimate(sentences)):
         pieces += [piece] if n <= size else split(piece)
@@ -110,21 +93,15 @@ def slide(pieces: list[Span], bound: Bound, size: int, fraction: float, split: S
     return spans
 
 
-def _overlaps(overlap_fraction: object, chunk_overlap: object) -> tuple[float, int | float]:
-    """(the fraction, the overlap in units): one of the two is used, the other is 0."""
-    if isinstance(chunk_overlap, float) and overlap_fraction is None:  # 0.0 too: it meant "no overlap"
-        if not 0 <= chunk_overlap < 1:  # named as given, not as what it is renamed to
-            raise ValueError(f"chunk_overlap as a float is a fraction and must be in [0, 1), got {chunk_overlap!r}")
-        warnings.warn(f"a float chunk_overlap in sliding is deprecated (it will mean a fraction of chunk_size, as in "
-                      f"every strategy, in the next minor version); use overlap_fraction={chunk_overlap!r}",
-                      DeprecationWarning, stacklevel=3)
-        overlap_fraction, chunk_overlap = chunk_overlap, 0
-    if overlap_fraction is not None and chunk_overlap:
+def _fraction(overlap_fraction: object, overlap: int) -> float:
+    """The share of each window's sentences the next repeats: 0 when `chunk_overlap` is given instead."""
+    if overlap_fraction is not None and overlap:
         raise ValueError(f"give overlap_fraction (a share of each window's sentences) or chunk_overlap (an amount in "
-                         f"the unit), not both; got {overlap_fraction!r} and {chunk_overlap!r}")
-    if chunk_overlap:
-        return 0.0, chunk_overlap
+                         f"the unit), not both; got overlap_fraction={overlap_fraction!r} and a chunk_overlap of "
+                         f"{overlap}")
+    if overlap:
+        return 0.0
     fraction = OVERLAP_FRACTION if overlap_fraction is None else overlap_fraction
     if check_number("overlap_fraction", fraction, 0, 1) == 1:
         raise ValueError(f"overlap_fraction must be below 1 (each window must move on), got {fraction!r}")
-    return float(fraction), 0
+    return float(fraction)

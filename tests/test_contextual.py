@@ -39,7 +39,7 @@ class ScriptedLLM:
 
 def contextual_chunks(text: str, provider: str, base: str = "recursive", **options):
     llm = ScriptedLLM() if provider == "llm" else None
-    return contextual.chunk(text, provider=provider, base=base, llm=llm, doc_id="doc", **options)
+    return chunk(text, "contextual", provider=provider, base=base, llm=llm, doc_id="doc", **options)
 
 
 @pytest.mark.parametrize("base", BASES)
@@ -66,7 +66,7 @@ def test_embed_text_is_context_blank_line_text(provider):
 
 
 def test_heading_provider_golden():
-    got = contextual.chunk(DOC, chunk_size=16)
+    got = chunk(DOC, "contextual", chunk_size=16)
     guide, linux, config = ("LumenDB Operator Guide", "4. Installing on Linux", "4.2 Configuration")
     assert [(c.start, c.end) for c in got] == [(0, 24), (26, 71), (73, 98), (100, 176), (178, 223), (224, 231),
                                                (233, 265)]
@@ -78,20 +78,20 @@ def test_heading_provider_golden():
 
 
 def test_heading_provider_uses_the_markdown_strategys_paths():
-    got = contextual.chunk(DOC, base="markdown", chunk_size=16)
+    got = chunk(DOC, "contextual", base="markdown", chunk_size=16)
     plain = chunk(DOC, "markdown", chunk_size=16)
     assert [c.metadata["heading_path"] for c in got] == [c.metadata["heading_path"] for c in plain]
     assert [c.context for c in got] == [c.context for c in plain]  # the path starts with the title already
 
 
 def test_a_given_title_heads_the_path():
-    got = contextual.chunk(DOC, chunk_size=16, title="Ops manual")
+    got = chunk(DOC, "contextual", chunk_size=16, title="Ops manual")
     assert got[-1].context == "Ops manual > LumenDB Operator Guide > 4. Installing on Linux > 4.2 Configuration"
 
 
 def test_plain_text_gets_its_first_line_as_the_title():
     text = "Tide Mills of the Wendle\n\nThe mills ground grain. They used the tide.\n\nMost are gone now."
-    assert {c.context for c in contextual.chunk(text, chunk_size=8)} == {"Tide Mills of the Wendle"}
+    assert {c.context for c in chunk(text, "contextual", chunk_size=8)} == {"Tide Mills of the Wendle"}
 
 
 def test_summary_provider_is_deterministic_and_offline(monkeypatch):
@@ -99,7 +99,7 @@ def test_summary_provider_is_deterministic_and_offline(monkeypatch):
         raise AssertionError("the summary provider opened a socket")
 
     monkeypatch.setattr(socket, "socket", no_network)
-    first, again = (contextual.chunk(FAQ, provider="summary") for _ in range(2))
+    first, again = (chunk(FAQ, "contextual", provider="summary") for _ in range(2))
     assert first == again and [c.context for c in first] == [c.context for c in again]
     assert len({c.context for c in first}) == 1
     assert first[0].context.startswith("Harbor Cycles: Frequently Asked Questions\n")
@@ -125,7 +125,7 @@ def test_summary_is_cut_to_its_token_budget():
 
 @pytest.mark.parametrize("base", BASES)
 def test_the_size_bound_holds_on_the_source_text(base):
-    got = contextual.chunk(FAQ, base=base, provider="summary", chunk_size=60)
+    got = chunk(FAQ, "contextual", base=base, provider="summary", chunk_size=60)
     check_chunks(FAQ, got, chunk_size=60, length=count_tokens)
     assert max(count_tokens(c.embed_text) for c in got) > 60  # the context comes on top
 
@@ -138,7 +138,7 @@ def test_metadata_names_the_provider_and_counts_the_context(provider):
 
 
 def test_ids_are_stable_and_name_the_strategy():
-    first, again = (contextual.chunk(DOC, chunk_size=16, doc_id="guide.md") for _ in range(2))
+    first, again = (chunk(DOC, "contextual", chunk_size=16, doc_id="guide.md") for _ in range(2))
     plain = chunk(DOC, "recursive", chunk_size=16, doc_id="guide.md")
     assert [c.id for c in first] == [c.id for c in again]
     assert not {c.id for c in first} & {c.id for c in plain}
@@ -148,7 +148,7 @@ def test_ids_are_stable_and_name_the_strategy():
 @pytest.mark.parametrize("provider", ["heading", "summary"])
 def test_invariants_on_awkward_text(provider, name):
     text = AWKWARD[name]
-    check_chunks(text, contextual.chunk(text, provider=provider, chunk_size=24), chunk_size=24, length=count_tokens)
+    check_chunks(text, chunk(text, "contextual", provider=provider, chunk_size=24), chunk_size=24, length=count_tokens)
 
 
 @pytest.mark.skipif("semantic" not in STRATEGIES, reason="no model-based base registered")
@@ -159,17 +159,17 @@ def test_an_embedder_goes_to_a_base_that_takes_one():
         seen.extend(texts)
         return np.array([[len(t), 1.0, 0.0] for t in texts])
 
-    contextual.chunk(FAQ, base="semantic", embedder=Embedder(lengths, cache=False), chunk_size=60)
+    chunk(FAQ, "contextual", base="semantic", embedder=Embedder(lengths, cache=False), chunk_size=60)
     assert seen
 
 
 def test_a_base_without_an_embedder_ignores_it():
     embedder = Embedder(lambda texts: np.ones((len(texts), 3)), cache=False)
-    assert contextual.chunk(DOC, chunk_size=16, embedder=embedder) == contextual.chunk(DOC, chunk_size=16)
+    assert chunk(DOC, "contextual", chunk_size=16, embedder=embedder) == chunk(DOC, "contextual", chunk_size=16)
 
 
 def test_empty_text_gives_no_chunks():
-    assert contextual.chunk("", provider="summary") == []
+    assert chunk("", "contextual", provider="summary") == []
 
 
 @pytest.mark.parametrize(
@@ -186,4 +186,4 @@ def test_empty_text_gives_no_chunks():
 )
 def test_bad_options_are_named(kwargs, error, name):
     with pytest.raises(error, match=name):
-        contextual.chunk(DOC, **kwargs)
+        chunk(DOC, "contextual", **kwargs)

@@ -25,14 +25,14 @@ CONFIGS = {
     "markdown-characters": ("markdown", {"chunk_size": 80, "chunk_overlap": 10, "unit": "characters"}),
     "sliding-tokens": ("sliding", {"chunk_size": 24, "overlap_fraction": 0.25}),
     "sliding-count": ("sliding", {"chunk_size": 4, "overlap_fraction": 0.5, "unit": "sentences"}),
-    "sliding-window-tokens": ("sliding", {"chunk_size": 16, "overlap_fraction": 0.25, "over": "tokens"}),
+    "sliding-overlap-amount": ("sliding", {"chunk_size": 16, "chunk_overlap": 0.25}),
     "recursive-tokens": ("recursive", {"chunk_size": 24, "chunk_overlap": 4}),
     "recursive-characters": ("recursive", {"chunk_size": 50, "unit": "characters"}),
     "recursive-words": ("recursive", {"chunk_size": 10, "chunk_overlap": 2, "unit": words}),
     "semantic-tokens": ("semantic", {"chunk_size": 24}),
     "semantic-characters": ("semantic", {"chunk_size": 100, "unit": "characters", "threshold_type": "fixed"}),
     "parent-child-sections": ("parent_child", {"chunk_size": 24, "parent_size": 64}),
-    "parent-child-tokens": ("parent_child", {"chunk_size": 16, "parent_size": 48, "parent_mode": "tokens"}),
+    "parent-child-tokens": ("parent_child", {"chunk_size": 16, "parent_size": 48, "parent_mode": "windows"}),
     "contextual-heading": ("contextual", {"chunk_size": 24, "provider": "heading"}),
     "contextual-summary-markdown": ("contextual", {"chunk_size": 24, "provider": "summary", "base": "markdown"}),
 }
@@ -42,7 +42,7 @@ def run_and_check(text: str, config: str) -> list:
     strategy, options = CONFIGS[config]
     chunks = chunk(text, strategy, **options)
     size = options["chunk_size"]
-    unit = "tokens" if options.get("over") == "tokens" else options.get("unit", "tokens")
+    unit = options.get("unit", "tokens")
     check_chunks(text, chunks, chunk_size=size, length=length_of(unit) if size else None)
     return chunks
 

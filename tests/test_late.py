@@ -8,8 +8,8 @@ import pytest
 from chunking import chunk
 from chunking.embed import Embedder
 from chunking.late import embed_late, token_spans
+from chunking.models import plan_windows
 from chunking.types import Chunk, make_chunks
-from chunking.windows import plan_windows
 from tests.conftest import DATA
 
 SHORT = "The tide mill at Horsey Pound ground corn for five centuries. It stopped in 1921, when the dam failed."

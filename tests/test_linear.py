@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 
 from chunking import chunk
+from chunking.blocks import parse
+from chunking.documents import document_title
 from chunking.html_text import Scanner, html_to_text
-from chunking.load import document_title
-from chunking.markdown import parse
 from tests.conftest import load_benchmark
 
 pathological = load_benchmark("pathological")

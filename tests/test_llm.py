@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from chunking import contextual, llm
+from chunking import chunk, llm
 from chunking.tokens import count_tokens
 
 KEY = "sk-test-0123456789abcdef"
@@ -362,7 +362,7 @@ def test_contextual_chunks_get_their_context_from_the_server(server, tmp_path):
         return 200, completion(f"Context for {chunk.split()[-1]!r}.")
 
     server.reply = situate
-    got = contextual.chunk(DOCUMENT, provider="llm", llm=client(server, tmp_path), chunk_size=12)
+    got = chunk(DOCUMENT, "contextual", provider="llm", llm=client(server, tmp_path), chunk_size=12)
     assert [c.context for c in got] == [f"Context for {c.text.split()[-1]!r}." for c in got]
     assert all(DOCUMENT[c.start : c.end] == c.text for c in got)
     assert len(server.requests) == len(got) > 1

@@ -10,17 +10,8 @@ from pathlib import Path
 import pytest
 
 from chunking import check_chunks, chunk
-from chunking.load import (
-    TITLE_CHARS,
-    Document,
-    document_title,
-    html_to_text,
-    load_corpus,
-    load_document,
-    pdf_to_text,
-    read_text,
-    short_title,
-)
+from chunking.documents import TITLE_CHARS, Document, document_title, short_title
+from chunking.load import html_to_text, load_corpus, load_document, pdf_to_text, read_text
 from tests.conftest import DATA
 
 CORPUS = DATA / "corpus"

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chunking import blocks as markdown_blocks
 from chunking import count_tokens, markdown
 
 DOC = """# Guide
@@ -129,11 +130,11 @@ BLOCKS = [
 def test_parsing_a_long_document_in_parts_gives_the_same_chunks(blocks, separator):
     text = separator.join(blocks)
     whole = [(c.start, c.end, c.metadata["heading_path"]) for c in markdown.chunk(text, chunk_size=40)]
-    saved, markdown.PART_CHARS = markdown.PART_CHARS, 20  # cut wherever cutting is allowed
+    saved, markdown_blocks.PART_CHARS = markdown_blocks.PART_CHARS, 20  # cut wherever cutting is allowed
     try:
         parts = [(c.start, c.end, c.metadata["heading_path"]) for c in markdown.chunk(text, chunk_size=40)]
     finally:
-        markdown.PART_CHARS = saved
+        markdown_blocks.PART_CHARS = saved
     assert parts == whole
 
 

@@ -190,18 +190,19 @@ def test_docs_name_sources_by_title():
         assert not re.search(r"\bseed\s+0\d\d\b", path.read_text(encoding="utf-8"), flags=re.I), path
 
 
-# Spellings chunking.options.renamed still accepts, with a DeprecationWarning (tests/test_renamed.py).
-DEPRECATED = re.compile(r"(?<![\w.])(breakpoint|window|overlap)\s*=(?!=)|\"sliding\"[^)]*chunk_overlap\s*=\s*0?\.\d")
+# Option names retired in 0.1 (semantic's breakpoint and window, late's window and overlap, sliding's over):
+# the package refuses them now, naming the current one (tests/test_options.py).
+RETIRED = re.compile(r"[(,]\s*(breakpoint|window|overlap|over)\s*=(?!=)")  # as a keyword argument
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_teaches_the_current_option_names(path):
-    """Deprecated spellings still work for users, but the course teaches the current ones
-    (`windows.plan_windows(n, window, overlap)` is a helper's own signature, not an option)."""
+    """The course teaches the options by the names the package takes (`models.plan_windows(n, window,
+    overlap)` is a helper's own signature, not an option)."""
     for c in cells(path, "code"):
         for line in source(c).splitlines():
             if "plan_windows(" not in line:
-                assert not DEPRECATED.search(line), line
+                assert not RETIRED.search(line), line
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chunking import check_chunks, count_tokens, parent_child
+from chunking import check_chunks, count_tokens, parent_child, retrieval
 from chunking.embed import Embedder
 from chunking.evaluate import load_questions
 from chunking.store import connect
@@ -78,7 +78,7 @@ def test_sections_too_big_for_one_parent_are_split_at_blocks():
 
 
 def test_tokens_mode_golden_spans():
-    got = parent_child.chunk(DOC, chunk_size=40, parent_size=80, unit="characters", parent_mode="tokens")
+    got = parent_child.chunk(DOC, chunk_size=40, parent_size=80, unit="characters", parent_mode="windows")
     assert spans(parent_child.parents(DOC, got)) == [(0, 80), (80, 160), (160, 183)]
     assert spans(got) == [(0, 30), (31, 55), (57, 80), (81, 109), (111, 137), (138, 160), (160, 182)]
     assert all("heading_path" not in c.metadata and c.context == "" for c in got)
@@ -141,7 +141,7 @@ def test_parents_of_two_documents_is_an_error():
 MODES = {
     "sections-tokens": {"chunk_size": 16, "parent_size": 48},
     "sections-characters": {"chunk_size": 60, "chunk_overlap": 10, "parent_size": 150, "unit": "characters"},
-    "tokens": {"chunk_size": 16, "parent_size": 40, "parent_mode": "tokens"},
+    "tokens": {"chunk_size": 16, "parent_size": 40, "parent_mode": "windows"},
     "semantic": {"chunk_size": 16, "parent_size": 40, "parent_mode": "semantic", "embedder": HASHED},
 }
 
@@ -224,8 +224,8 @@ def indexed(tmp_path_factory):
                for p in parent_child.parents(text, [c for c in children if c.doc_id == name])]
     vectors = embedder.embed([c.embed_text for c in children])
     client = connect(":memory:")
-    for mode in parent_child.STORAGE_MODES:
-        parent_child.index_parents(client, mode, children, vectors, parents, mode=mode)
+    for mode in retrieval.STORAGE_MODES:
+        retrieval.index_parents(client, mode, children, vectors, parents, mode=mode)
     questions = [q for q in load_questions(DATA / "eval" / "questions.jsonl") if q.references[0].doc == FAQ]
     queries = embedder.embed([q.question for q in questions[:12]] + ["How do I install the guide?"])
     return client, children, parents, queries
@@ -234,7 +234,7 @@ def indexed(tmp_path_factory):
 def test_both_storage_modes_return_the_same_parents_in_the_same_order(indexed):
     client, _, _, queries = indexed
     for vector in queries:
-        payload, lookup = (parent_child.search_parents(client, mode, vector, k=5, mode=mode)
+        payload, lookup = (retrieval.search_parents(client, mode, vector, k=5, mode=mode)
                            for mode in ("payload", "lookup"))
         assert [(h.parent, h.child, round(h.score, 5)) for h in payload] == \
                [(h.parent, h.child, round(h.score, 5)) for h in lookup]
@@ -243,7 +243,7 @@ def test_both_storage_modes_return_the_same_parents_in_the_same_order(indexed):
 @pytest.mark.parametrize("mode", ["payload", "lookup"])
 def test_search_returns_k_distinct_parents_best_first(indexed, mode):
     client, _, parents, queries = indexed
-    got = parent_child.search_parents(client, mode, queries[0], k=5, mode=mode)
+    got = retrieval.search_parents(client, mode, queries[0], k=5, mode=mode)
     assert len({h.parent.id for h in got}) == len(got) == 5
     assert [h.score for h in got] == sorted((h.score for h in got), reverse=True)
     assert all(h.parent in parents and h.parent.start <= h.child.start and h.child.end <= h.parent.end for h in got)
@@ -251,35 +251,35 @@ def test_search_returns_k_distinct_parents_best_first(indexed, mode):
 
 def test_payload_mode_reads_more_children_until_it_has_k_parents(indexed):
     client, _, _, queries = indexed
-    few = parent_child.search_parents(client, "payload", queries[1], k=5, candidates=5)
-    assert [h.parent for h in few] == [h.parent for h in parent_child.search_parents(client, "payload", queries[1])]
+    few = retrieval.search_parents(client, "payload", queries[1], k=5, candidates=5)
+    assert [h.parent for h in few] == [h.parent for h in retrieval.search_parents(client, "payload", queries[1])]
 
 
 @pytest.mark.parametrize("mode", ["payload", "lookup"])
 def test_document_filter_keeps_one_document(indexed, mode):
     client, _, _, queries = indexed
-    got = parent_child.search_parents(client, mode, queries[0], k=5, mode=mode, doc_id="guide")
+    got = retrieval.search_parents(client, mode, queries[0], k=5, mode=mode, doc_id="guide")
     assert [(h.parent.doc_id, h.parent.start, h.parent.end) for h in got] == [("guide", 0, 182)]  # one parent
 
 
 def test_payload_mode_stores_more_characters_lookup_mode_more_points(indexed):
     client, children, parents, _ = indexed
-    payload, lookup = parent_child.index_size(client, "payload"), parent_child.index_size(client, "lookup")
+    payload, lookup = retrieval.index_size(client, "payload"), retrieval.index_size(client, "lookup")
     assert payload["points"] == len(children) and lookup["points"] == len(children) + len(parents)
     assert payload["payload_chars"] > 2 * lookup["payload_chars"]
 
 
 def test_context_tokens_sum_the_parents_tokens(indexed):
     client, _, _, queries = indexed
-    got = parent_child.search_parents(client, "lookup", queries[0], k=3, mode="lookup")
-    assert parent_child.context_tokens(got) == sum(count_tokens(h.parent.text) for h in got)
+    got = retrieval.search_parents(client, "lookup", queries[0], k=3, mode="lookup")
+    assert retrieval.context_tokens(got) == sum(count_tokens(h.parent.text) for h in got)
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda c: parent_child.search_parents(c, "payload", np.zeros(384), mode="both"), r"mode must be one of"),
-    (lambda c: parent_child.search_parents(c, "payload", np.zeros(384), k=5, candidates=3),
+    (lambda c: retrieval.search_parents(c, "payload", np.zeros(384), mode="both"), r"mode must be one of"),
+    (lambda c: retrieval.search_parents(c, "payload", np.zeros(384), k=5, candidates=3),
      r"candidates must be an int >= 5, got 3"),
-    (lambda c: parent_child.search_parents(c, "lookup", np.zeros(384), k=0, mode="lookup"), r"k must be .* got 0"),
+    (lambda c: retrieval.search_parents(c, "lookup", np.zeros(384), k=0, mode="lookup"), r"k must be .* got 0"),
 ])
 def test_bad_search_options_are_named(indexed, call, message):
     with pytest.raises(ValueError, match=message):
@@ -289,4 +289,4 @@ def test_bad_search_options_are_named(indexed, call, message):
 def test_indexing_needs_every_childs_parent(indexed):
     client, children, parents, _ = indexed
     with pytest.raises(ValueError, match="parent_chunks lacks the parent"):
-        parent_child.index_parents(client, "other", children[:2], np.zeros((2, 384)), parents[-1:], mode="lookup")
+        retrieval.index_parents(client, "other", children[:2], np.zeros((2, 384)), parents[-1:], mode="lookup")

@@ -17,8 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import chunking
+from chunking import blocks, markdown
 from chunking import late as engine_late
-from chunking import markdown
 from chunking import parent_child as engine_parent_child
 from chunking.embed import Embedder
 from chunking.reference import late, parent_child, semantic
@@ -198,7 +198,7 @@ def differently_cut_sections(text: str, parent_size: int) -> list[tuple[int, int
     for section in markdown.sections(text):
         for (start, end), kind in section.blocks:
             block = text[start:end]
-            verbatim = kind in markdown.VERBATIM_BLOCKS
+            verbatim = kind in blocks.VERBATIM_BLOCKS
             if chunking.count_tokens(block) > parent_size and (
                 any(chunking.count_tokens(line) > parent_size for line in block.splitlines()) if verbatim
                 else "\n" in block

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import chunking
-from chunking import check_chunks, count_tokens
+from chunking import blocks, check_chunks, count_tokens
 from chunking import markdown as engine_markdown
 from chunking import recursive as engine_recursive
 from chunking.reference import contextual, markdown, recursive
@@ -266,7 +266,7 @@ def test_markdown_keeps_a_long_heading_whole_where_the_engine_cuts_it_at_200_cha
 def test_markdown_a_document_the_engine_parses_in_parts_gets_the_engines_chunks():
     text = "\n\n".join(CORPUS[name] for name in MARKDOWN_DOCS * 2)
     line_starts = [0, *(i + 1 for i, ch in enumerate(text) if ch == "\n")]
-    assert len(engine_markdown._parts(text, line_starts)) > 1
+    assert len(blocks._parts(text, line_starts)) > 1
     assert markdown.chunk(text, 200, levels=ENGINE_LEVELS) == engine_markdown_chunks(text)
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chunking import check_chunks, count_tokens, embed, semantic
+from chunking import check_chunks, chunk, count_tokens, embed, semantic
 from chunking.embed import Embedder
 from chunking.segment import split_sentences
 from tests.conftest import DATA
@@ -198,13 +198,13 @@ def test_same_input_same_output(model):
 
 @pytest.mark.parametrize("text", ["", " ", "\n\n", "\t \r\n "])
 def test_empty_input_gives_no_chunks_and_loads_nothing(monkeypatch, text):
-    monkeypatch.setattr(embed, "default_embedder", lambda: pytest.fail("the model was loaded"))
-    assert semantic.chunk(text) == []
+    monkeypatch.setattr(embed, "load_model", lambda *a, **k: pytest.fail("the model was loaded"))
+    assert chunk(text, "semantic") == []
 
 
 def test_a_single_sentence_is_one_chunk_without_the_model(monkeypatch):
-    monkeypatch.setattr(embed, "default_embedder", lambda: pytest.fail("the model was loaded"))
-    got = semantic.chunk("  Just one sentence here.  ")
+    monkeypatch.setattr(embed, "load_model", lambda *a, **k: pytest.fail("the model was loaded"))
+    got = chunk("  Just one sentence here.  ", "semantic")
     assert [(c.start, c.end, c.metadata["end_reason"]) for c in got] == [(2, 25, "end")]
 
 
@@ -236,7 +236,7 @@ def test_unknown_mode_lists_the_modes():
     ],
 )
 def test_bad_options_name_the_parameter_and_value(monkeypatch, options, name, value):
-    monkeypatch.setattr(embed, "default_embedder", lambda: pytest.fail("the model was loaded"))
+    monkeypatch.setattr(embed, "load_model", lambda *a, **k: pytest.fail("the model was loaded"))
     with pytest.raises(ValueError, match=name) as info:
         semantic.chunk(TOPICS, **options)
     assert value in str(info.value)
@@ -265,3 +265,9 @@ def test_invariants_on_generated_text(text, mode, unit, size, window, merge):
     check_chunks(text, got, chunk_size=size, length=count_tokens if unit == "tokens" else len)
     assert got == semantic.chunk(text, **run)
     assert all(c.metadata["end_reason"] in ("breakpoint", "size", "end") for c in got)
+
+
+def test_the_strategy_is_given_its_model_and_the_registry_passes_the_bundled_one():
+    with pytest.raises(TypeError, match="embedder is required: pass an EmbeddingModel"):
+        semantic.chunk(TOPICS)
+    assert [c.text for c in chunk("One sentence only.", "semantic")] == ["One sentence only."]

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 import chunking
 from chunking import check_chunks, chunk, count_tokens
-from chunking.sizers import Bound, Characters, Measured, Sentences, Sizer, Tokens, WordPieces, resolve_unit
+from chunking.embed import WordPieces
+from chunking.sizers import Bound, Characters, Measured, Sentences, Sizer, Tokens, resolve_unit
 from chunking.types import make_chunks
 from chunking.windows import windows
 from tests.conftest import corpus_texts
@@ -113,7 +114,8 @@ def test_word_pieces_count_the_models_own_tokenizer_with_its_special_tokens(mini
     pieces = WordPieces(minilm_tokenizer)
     assert pieces.size("Late chunking") == 3 + 2  # "late", "chunk", "##ing", then [CLS] and [SEP]
     assert WordPieces(minilm_tokenizer, special_tokens=False).size("Late chunking") == 3
-    assert isinstance(resolve_unit(minilm_tokenizer), WordPieces)
+    with pytest.raises(TypeError, match=r"a tokenizer is not a unit: pass chunking.embed.WordPieces\(tokenizer\)"):
+        resolve_unit(minilm_tokenizer)
 
 
 def test_chunks_bounded_in_word_pieces_fit_the_models_window_exactly(minilm_tokenizer, corpus):

@@ -35,6 +35,7 @@ NOTEBOOKS = ROOT / "notebooks"
 PACKAGE = ROOT / "chunking"
 MAP_MARKER = "<!-- notebook-map -->"
 RESULTS_MARKER = "<!-- results-table -->"
+LAYERS_MARKER = "<!-- layers-table -->"
 LINK = re.compile(r'(href|src)="([^"]*)"')
 HEADING = re.compile(r'<h([1-6]) id="([^"]+)"[^>]*>(.*?)</h\1>', re.S)
 log = logging.getLogger("mkdocs.hooks.pages")
@@ -53,6 +54,16 @@ RESULT_COLUMNS = [
     ("retrieved_tokens", "tokens handed over", "{:.0f}"),
 ]
 RECALL = [key for key, _, _ in RESULT_COLUMNS].index("recall")
+
+
+def _layers():
+    """docs/_hooks/layers.py (the layer table and the picture), loaded by path: hooks are not a package."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("chunking_layers", Path(__file__).with_name("layers.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def notebook_paths() -> list[Path]:
@@ -93,6 +104,9 @@ def on_page_markdown(markdown, page, config, files):
         markdown = markdown.replace(MAP_MARKER, notebook_map(page.file.src_uri))
     if RESULTS_MARKER in markdown:
         markdown = markdown.replace(RESULTS_MARKER, results_table(Path(config.docs_dir) / "results" / "results.csv"))
+    if LAYERS_MARKER in markdown:  # each module links to its API page, beside this page
+        table = _layers().table(link=lambda module: posixpath.relpath(module_page(module), "."))
+        markdown = markdown.replace(LAYERS_MARKER, table)
     if page.file.src_uri == "notebooks/README.md":
         markdown = re.sub(r"^\| `(\d\d_\w+\.ipynb)`", r"| [`\1`](\1)", markdown, flags=re.MULTILINE)
         markdown = markdown.replace("](../docs/", "](../")  # the repository's docs/ is the site's root
