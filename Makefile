@@ -12,7 +12,7 @@ export TOKENIZERS_PARALLELISM := false
 
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
 
-.PHONY: setup demo results test lab lint bench notebooks docs clean
+.PHONY: setup demo results test check lab lint bench notebooks docs clean
 
 setup: $(STAMP)
 
@@ -33,6 +33,15 @@ test: $(STAMP)
 	$(PY) -m ruff check chunking tests benchmarks data/eval
 	$(PY) -m pytest -n 2 --dist loadgroup --doctest-modules chunking tests
 	$(if $(NOTEBOOKS),$(PY) -m pytest -n 2 --dist loadfile --nbval $(NOTEBOOKS) --nbval-sanitize-with notebooks/nbval_sanitize.cfg)
+
+# The quick loop while you work (about two minutes): ruff, the doctests, and the tests of the core and
+# the strategies; no model (a test that would load one is skipped: tests/no_model.py), no notebooks.
+CHECK_TESTS := $(addprefix tests/test_,$(addsuffix .py,layers options api documents segment sizers tokens counting \
+	fixed sentence paragraph markdown sliding recursive semantic late contextual parent_child models bounds linear \
+	invariants reference_packing reference_structure reference_models))
+check: $(STAMP)
+	$(PY) -m ruff check chunking tests benchmarks data/eval
+	$(PY) -m pytest -n 2 -p tests.no_model --doctest-modules chunking $(CHECK_TESTS)
 
 # Re-execute every notebook in place (commit the result; nbval then holds it to these outputs).
 notebooks: $(STAMP)

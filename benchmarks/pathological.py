@@ -21,12 +21,15 @@ Tests count work on the same families (tests/test_linear.py); this file only tim
 from __future__ import annotations
 
 import argparse
+import io
 import re
 import signal
 import sys
 import time
+import zipfile
 import zlib
 from collections.abc import Callable
+from xml.sax.saxutils import escape
 
 import numpy as np
 
@@ -142,7 +145,7 @@ def targets() -> dict[str, Callable[[str], object]]:
     """name -> the call to time: the loaders' parsers and every strategy."""
     from chunking import chunk, chunk_document
     from chunking.documents import document_title
-    from chunking.docx_text import read_docx, text_to_docx
+    from chunking.docx_text import read_docx
     from chunking.embed import Embedder
     from chunking.llm import strip_reasoning
     from chunking.load import html_to_text
@@ -316,6 +319,54 @@ def main(argv: list[str] | None = None) -> int:
     for row in flagged:
         print("  " + format_row(row, sizes))
     return 1 if flagged else 0
+
+# --- Word files of a text, for the docx family (and tests/test_docx.py) ---------------------------------
+
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")  # not allowed in XML 1.0
+
+
+def text_to_docx(text: str) -> bytes:
+    """A Word file of `text`, one paragraph per line, each paragraph in a style of its own.
+
+    The many-styles shape (n styles, n paragraphs) this benchmark and tests/test_docx.py read, written as
+    XML in linear time (python-docx's `add_paragraph(style=…)` finds a style by scanning them all).
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    lines = _NOT_XML.sub("\ufffd", text).split("\n")
+    body = "".join(f'<w:p><w:pPr><w:pStyle w:val="S{i}"/></w:pPr><w:r><w:t xml:space="preserve">'
+                   f'{escape(line, {chr(13): "&#13;"})}</w:t></w:r></w:p>' for i, line in enumerate(lines))
+    styles = "".join(f'<w:style w:type="paragraph" w:customStyle="1" w:styleId="S{i}"><w:name w:val="Style {i}"/>'
+                     '<w:basedOn w:val="Normal"/></w:style>' for i in range(len(lines)))
+    return _package(f"<w:body>{body}<w:sectPr/></w:body>", '<w:style w:type="paragraph" w:default="1" '
+                    f'w:styleId="Normal"><w:name w:val="Normal"/></w:style>{styles}')
+
+
+def _package(body: str, styles: str) -> bytes:
+    """A minimal .docx: a main document and its styles, in the WordprocessingML namespace."""
+    ns = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+    head = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    main = "application/vnd.openxmlformats-officedocument.wordprocessingml"
+    parts = {
+        "[Content_Types].xml": f'{head}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+        '<Default Extension="xml" ContentType="application/xml"/>'
+        f'<Override PartName="/word/document.xml" ContentType="{main}.document.main+xml"/>'
+        f'<Override PartName="/word/styles.xml" ContentType="{main}.styles+xml"/></Types>',
+        "_rels/.rels": f'{head}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+        f'<Relationship Id="rId1" Type="{rel}/officeDocument" Target="word/document.xml"/></Relationships>',
+        "word/_rels/document.xml.rels": f'{head}<Relationships '
+        'xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+        f'<Relationship Id="rId1" Type="{rel}/styles" Target="styles.xml"/></Relationships>',
+        "word/document.xml": f"{head}<w:document {ns}>{body}</w:document>",
+        "word/styles.xml": f"{head}<w:styles {ns}>{styles}</w:styles>",
+    }
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, xml in parts.items():
+            archive.writestr(name, xml.encode("utf-8"))
+    return out.getvalue()
 
 
 if __name__ == "__main__":

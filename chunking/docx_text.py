@@ -27,13 +27,11 @@ import logging
 import os
 import re
 import warnings
-import zipfile
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import escape
 
 from chunking.html_text import CELL_SEPARATOR
 
@@ -53,7 +51,6 @@ LEFT_OUT = {"headers": "header", "footers": "footer", "comments": "comment",
             "runs of hidden text": "run of hidden text", "charts": "chart", "SmartArt diagrams": "SmartArt diagram",
             "embedded objects": "embedded object", "imported documents (w:altChunk)": "imported document (w:altChunk)",
             "subdocuments": "subdocument"}
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 Block = tuple[str, str]  # ("item" for a list paragraph | "block", text)
 
@@ -86,7 +83,12 @@ def read_docx(source: bytes | str | os.PathLike, *, name: str | None = None) -> 
     left out. A file python-docx cannot open is a one-line ValueError naming it (`name`, default the
     path); content left out is one `LeftOutWarning` naming it, with counts.
 
-    >>> read_docx(text_to_docx("Fares\\nAdults pay 49.")).text
+    >>> import io, docx
+    >>> document, buffer = docx.Document(), io.BytesIO()
+    >>> for line in ("Fares", "Adults pay 49."):
+    ...     _ = document.add_paragraph(line)
+    >>> document.save(buffer)
+    >>> read_docx(buffer.getvalue()).text
     'Fares\\n\\nAdults pay 49.'
     """
     data, name = _source(source, name)
@@ -100,23 +102,6 @@ def read_docx(source: bytes | str | os.PathLike, *, name: str | None = None) -> 
         warnings.warn(f"file {name!r}: {result.note} (the reader reads the body, footnotes and endnotes)",
                       LeftOutWarning, stacklevel=2)
     return result
-
-
-def text_to_docx(text: str) -> bytes:
-    """A Word file of `text`, one paragraph per line, each paragraph in a style of its own.
-
-    The many-styles shape (n styles, n paragraphs) the benchmark and the tests read, written as XML
-    in linear time (python-docx's `add_paragraph(style=…)` finds a style by scanning them all).
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
-    lines = _NOT_XML.sub("\ufffd", text).split("\n")
-    body = "".join(f'<w:p><w:pPr><w:pStyle w:val="S{i}"/></w:pPr><w:r><w:t xml:space="preserve">'
-                   f'{escape(line, {chr(13): "&#13;"})}</w:t></w:r></w:p>' for i, line in enumerate(lines))
-    styles = "".join(f'<w:style w:type="paragraph" w:customStyle="1" w:styleId="S{i}"><w:name w:val="Style {i}"/>'
-                     '<w:basedOn w:val="Normal"/></w:style>' for i in range(len(lines)))
-    return _package(f"<w:body>{body}<w:sectPr/></w:body>", '<w:style w:type="paragraph" w:default="1" '
-                    f'w:styleId="Normal"><w:name w:val="Normal"/></w:style>{styles}')
 
 
 def _source(source: object, name: object) -> tuple[bytes, str]:
@@ -603,30 +588,3 @@ def _quiet(logger: str) -> Iterator[None]:
             yield
     finally:
         log.setLevel(level)
-
-
-def _package(body: str, styles: str) -> bytes:
-    """A minimal .docx: a main document and its styles, in the WordprocessingML namespace."""
-    ns = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
-    head = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
-    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
-    main = "application/vnd.openxmlformats-officedocument.wordprocessingml"
-    parts = {
-        "[Content_Types].xml": f'{head}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
-        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
-        '<Default Extension="xml" ContentType="application/xml"/>'
-        f'<Override PartName="/word/document.xml" ContentType="{main}.document.main+xml"/>'
-        f'<Override PartName="/word/styles.xml" ContentType="{main}.styles+xml"/></Types>',
-        "_rels/.rels": f'{head}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-        f'<Relationship Id="rId1" Type="{rel}/officeDocument" Target="word/document.xml"/></Relationships>',
-        "word/_rels/document.xml.rels": f'{head}<Relationships '
-        'xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-        f'<Relationship Id="rId1" Type="{rel}/styles" Target="styles.xml"/></Relationships>',
-        "word/document.xml": f"{head}<w:document {ns}>{body}</w:document>",
-        "word/styles.xml": f"{head}<w:styles {ns}>{styles}</w:styles>",
-    }
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, xml in parts.items():
-            archive.writestr(name, xml.encode("utf-8"))
-    return out.getvalue()

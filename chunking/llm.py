@@ -16,9 +16,9 @@
    document, so servers with prefix caching (vLLM, llama.cpp) read the document once.
 5. Bounded: `timeout` (60 s) is one deadline for the whole request, on `time.monotonic`: connecting,
    TLS, sending, the status line, the headers and the body each wait only for the time left, so a
-   server dripping a byte at a time fails at the deadline (the DNS lookup is the system's own). The
-   body is read in blocks and refused past `MAX_REPLY_BYTES` (1 MiB); an error body is read up to
-   `ERROR_DETAIL_BYTES` (64 KiB) for its message; redirects are refused. The context is the answer
+   server dripping a byte at a time fails at the deadline (`chunking.deadline`; the DNS lookup is the
+   system's own). The body is read in blocks and refused past `MAX_REPLY_BYTES` (1 MiB); an error
+   body is read up to `ERROR_DETAIL_BYTES` (64 KiB) for its message; redirects are refused. The context is the answer
    without its reasoning (`strip_reasoning`, linear), cut — not refused, see `_context` — to
    `MAX_CONTEXT_TOKENS` (1,000 cl100k tokens, 5x `max_tokens`).
 6. Any failure — connection refused, timeout, HTTP error, a reply too big or not a chat completion —
@@ -36,19 +36,17 @@ from __future__ import annotations
 import functools
 import hashlib
 import http.client
-import io
 import json
 import os
 import re
-import socket
 import string
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
+from chunking import deadline
 from chunking.cache import open_cache
 from chunking.contextual import truncate_to_tokens
 from chunking.documents import valid_text
@@ -156,7 +154,7 @@ class ChatContextualizer:
         if key:
             headers["Authorization"] = f"Bearer {key}"
         request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
-        opener = urllib.request.build_opener(_DeadlineHandler(time.monotonic() + self.timeout), _NoRedirects)
+        opener = deadline.opener(self.timeout)
         try:
             with opener.open(request, timeout=self.timeout) as response:
                 raw = _read_at_most(response, MAX_REPLY_BYTES)
@@ -319,127 +317,3 @@ def _quoted(text: str) -> str:
     becomes a chunk's `context`, never its text (see docs/security.md).
     """
     return _FENCE.sub(lambda m: "<\\" + m.group(0)[1:], text)
-
-
-# --- one deadline for every socket operation of a request ---------------------------------------------
-
-def _left(deadline: float) -> float:
-    """Seconds until `deadline` (on `time.monotonic`); a TimeoutError once it has passed."""
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise TimeoutError("the request's deadline passed")
-    return left
-
-
-def _open_socket(address: tuple[str, int], timeout: object = None, source_address: tuple[str, int] | None = None,
-                 *, deadline: float) -> _DeadlineSocket:
-    """`socket.create_connection`, each address tried only for the time left (`timeout` is not used)."""
-    error: OSError = OSError(f"no address found for {address[0]!r}")
-    for family, kind, proto, _, target in socket.getaddrinfo(*address, type=socket.SOCK_STREAM):
-        sock = socket.socket(family, kind, proto)
-        try:
-            sock.settimeout(_left(deadline))
-            if source_address:
-                sock.bind(source_address)
-            sock.connect(target)
-            return _DeadlineSocket(sock, deadline)
-        except OSError as failure:
-            sock.close()
-            error = failure
-    raise error
-
-
-class _DeadlineSocket:
-    """A socket whose every wait is given only the time left before `deadline`; the rest passes through.
-
-    A socket timeout bounds one wait: a server sending a byte every few seconds would hold it forever.
-    """
-
-    def __init__(self, sock: socket.socket, deadline: float) -> None:
-        self._sock, self._deadline, self._readers, self._closed = sock, deadline, 0, False
-
-    def __getattr__(self, name: str):  # setsockopt, fileno, getpeername, detach, … are the socket's own
-        return getattr(self._sock, name)
-
-    def gettimeout(self) -> float:  # what `SSLContext.wrap_socket` gives the TLS handshake as a whole
-        return _left(self._deadline)
-
-    def recv_into(self, buffer) -> int:
-        self._sock.settimeout(_left(self._deadline))
-        return self._sock.recv_into(buffer)
-
-    def sendall(self, data) -> None:
-        view = memoryview(data).cast("B")
-        while view:  # part by part: SSLSocket.sendall gives each part the whole timeout again
-            self._sock.settimeout(_left(self._deadline))
-            view = view[self._sock.send(view):]
-
-    def makefile(self, mode: str = "rb", buffering: int | None = None) -> io.BufferedReader:
-        if mode != "rb":
-            raise ValueError(f"mode must be 'rb', got {mode!r}")
-        self._readers += 1
-        return io.BufferedReader(_DeadlineReader(self))
-
-    def close(self) -> None:  # as socket.socket's: closed for real once the last reader is (urllib relies on it)
-        self._closed = True
-        if self._readers == 0:
-            self._sock.close()
-
-    def release(self) -> None:
-        self._readers -= 1
-        if self._closed:
-            self.close()
-
-
-class _DeadlineReader(io.RawIOBase):
-    """The raw stream under `_DeadlineSocket.makefile`: http.client reads status, headers and body here."""
-
-    def __init__(self, sock: _DeadlineSocket) -> None:
-        super().__init__()
-        self._sock = sock
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        return self._sock.recv_into(buffer)
-
-    def close(self) -> None:
-        if not self.closed:
-            self._sock.release()
-        super().close()
-
-
-class _DeadlineHTTPConnection(http.client.HTTPConnection):
-    def __init__(self, host: str, *, deadline: float, **options) -> None:
-        super().__init__(host, **options)
-        self.deadline = deadline
-        # http.client's one hook for its socket; the proxy tunnel (CONNECT) is read through it too
-        self._create_connection = functools.partial(_open_socket, deadline=deadline)
-
-
-class _DeadlineHTTPSConnection(_DeadlineHTTPConnection, http.client.HTTPSConnection):
-    def connect(self) -> None:
-        super().connect()  # TCP and tunnel on a deadline socket; the handshake is given the time left as a whole
-        self.sock = _DeadlineSocket(self.sock, self.deadline)
-
-
-class _DeadlineHandler(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
-    """Opens http:// and https:// connections whose sockets all work to one deadline."""
-
-    def __init__(self, deadline: float) -> None:
-        super().__init__()
-        self.deadline = deadline
-
-    def http_open(self, request: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(functools.partial(_DeadlineHTTPConnection, deadline=self.deadline), request)
-
-    def https_open(self, request: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(functools.partial(_DeadlineHTTPSConnection, deadline=self.deadline), request)
-
-
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """A redirect is an HTTP error: urllib would read its body whole, and turn the POST into a GET."""
-
-    def redirect_request(self, req, fp, code, msg, headers, newurl) -> None:
-        return None

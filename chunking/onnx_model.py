@@ -233,8 +233,15 @@ def _export(folder: Path, target: Path) -> dict:
                                                                      "last_hidden_state")},
             dynamo=False,
         )
-    config = transformer.config
     report = {**settings, "torch": torch.__version__, "opset": OPSET}
+    return {**report, **_fuse(raw, target, transformer.config, folder, settings, expected)}
+
+
+def _fuse(raw: Path, target: Path, config, folder: Path, settings: dict, expected: np.ndarray) -> dict:
+    """Fuse the `raw` graph into `target` (ONNX Runtime's BERT fusions) if its vectors stay within
+    MIN_COSINE of sentence-transformers' `expected`, else keep the plain graph; check it either way.
+    Returns what was fused and the smallest cosine found."""
+    report: dict = {}
     try:
         from onnxruntime.transformers import optimizer
 

@@ -69,22 +69,11 @@ class Report:
 
 
 def index_files(
-    files: Sequence[tuple[str | os.PathLike, str]],
-    collection: str,
-    *,
-    strategy: str = "recursive",
-    options: Mapping[str, object] | None = None,
-    metadata: Mapping[str, object] | None = None,
-    url: str | None = None,
-    path: str | os.PathLike | None = None,
-    timeout: float = TIMEOUT,
-    recreate: bool = False,
-    model: str | os.PathLike | None = None,
-    backend: str | None = None,
-    cache: bool | str | os.PathLike = True,
-    workers: int | None = None,
-    threads: int | None = None,
-    address: str | None = None,
+    files: Sequence[tuple[str | os.PathLike, str]], collection: str, *, strategy: str = "recursive",
+    options: Mapping[str, object] | None = None, metadata: Mapping[str, object] | None = None,
+    url: str | None = None, path: str | os.PathLike | None = None, timeout: float = TIMEOUT, recreate: bool = False,
+    model: str | os.PathLike | None = None, backend: str | None = None, cache: bool | str | os.PathLike = True,
+    workers: int | None = None, threads: int | None = None, address: str | None = None,
 ) -> Report:
     """Index `files`, (path, doc_id) pairs (`chunking.load.corpus_files` makes them), into a Qdrant
     collection at `url` (a server or cluster) or in the local folder `path`, on Ray Data.
@@ -98,9 +87,58 @@ def index_files(
     import ray
 
     from chunking import store
-    from chunking.embed import Embedder, model_record
+    from chunking.embed import Embedder
 
     options = dict(options or {})
+    files = _checked(files, strategy, options, url, path, workers, threads)
+    # The driver's embedder: resolves the backend now (exporting the model once, here, not in every worker).
+    embedder = Embedder(model, backend=backend, cache=cache)
+    held = _prepare(files, collection, embedder, url, path, timeout, recreate)
+    started_here, failure = not ray.is_initialized(), None
+    if started_here:
+        start(address)
+    try:
+        workers, threads = _shares(workers, threads)
+        model = {"model": None if model is None else str(model), "backend": embedder.backend,
+                 "cache": cache if isinstance(cache, bool) else str(cache), "batch_size": embedder.batch_size,
+                 "threads": threads}
+        where = {"url": url} if url else {"path": str(path)}
+        run = _run(files, {"strategy": strategy, "options": options, "metadata": dict(metadata or {})}, model,
+                   {**where, "timeout": timeout, "collection": collection}, held, workers, threads)
+    except Exception as error:
+        failure = _user_error(error)
+    finally:
+        if started_here:
+            ray.shutdown()
+    client = _reopen(url, path, timeout)  # even after a failure: the caller gets the folder back
+    try:
+        if failure is not None:
+            raise failure
+        stale = store.remove_stale(client, collection, [d for _, d in files], run.keep)
+        points = client.count(collection, exact=True).count
+    finally:
+        client.close()
+    return Report(documents=len(files), chunks=len(run.keep), written=run.written, stale=stale, points=points,
+                  workers=workers, seconds=run.seconds, steady_rate=run.steady_rate)
+
+
+def _prepare(files, collection: str, embedder, url, path, timeout: float, recreate: bool) -> dict | None:
+    """Make or check the collection; for a local folder, read the payloads it holds of these documents
+    (the workers cannot open the folder while the writer holds it). None for a server: workers ask it."""
+    from chunking import store
+    from chunking.embed import model_record
+
+    client = store.connect(url=url, timeout=timeout) if url else store.connect(path, use_env=False)
+    try:
+        store.ensure_collection(client, collection, lambda: embedder.dim, model=model_record(embedder),
+                                recreate=recreate)
+        return None if url else store.payloads(client, collection, [d for _, d in files])
+    finally:
+        client.close()
+
+
+def _checked(files, strategy: str, options: dict, url, path, workers, threads) -> list[tuple[str, str]]:
+    """The files as (absolute path, doc_id), after every argument is checked."""
     check_strategy(strategy, options)
     if (url is None) == (path is None):
         raise ValueError(f"give a Qdrant server's url or a local folder's path, not both or neither "
@@ -114,79 +152,67 @@ def index_files(
         raise ValueError("files must hold at least one (path, doc_id) pair, got none")
     if len({d for _, d in files}) != len(files):
         raise ValueError("files must have distinct document ids")
-    # The driver's embedder: resolves the backend now (exporting the model once, here, not in every worker).
-    embedder = Embedder(model, backend=backend, cache=cache)
-    location = {"url": url} if url else {"path": str(path)}
+    return files
+
+
+def _shares(workers: int | None, threads: int | None) -> tuple[int, int]:
+    """Model workers and each one's threads: by default a worker per CPU of the Ray cluster, and an equal
+    share of its CPUs each."""
+    import ray
+
+    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    workers = cpus if workers is None else workers
+    threads = max(1, cpus // workers) if threads is None else threads
+    if workers * threads > cpus:
+        raise ValueError(f"workers × threads must be at most the Ray cluster's {cpus} CPUs, got "
+                         f"workers={workers} × threads={threads}")
+    return workers, threads
+
+
+@dataclass(frozen=True)
+class _Run:
+    keep: set[str]  # every chunk's point id
+    written: int
+    seconds: float
+    steady_rate: float | None
+
+
+def _run(files, chunking: dict, model: dict, where: dict, held, workers: int, threads: int) -> _Run:
+    """The Ray Data pipeline: read and chunk, embed what the store lacks (model actors), write (writers)."""
+    import ray
+
+    from chunking import store
+
     # A server's API key reaches the workers as it reaches the driver: in $QDRANT_API_KEY.
     secret = {"runtime_env": {"env_vars": {store.KEY_ENV: os.environ[store.KEY_ENV]}}} \
-        if url and os.environ.get(store.KEY_ENV) else {}
-
-    client = store.connect(url=url, timeout=timeout) if url else store.connect(path, use_env=False)
-    try:
-        store.ensure_collection(client, collection, lambda: embedder.dim, model=model_record(embedder),
-                                recreate=recreate)
-        held = None if url else store.payloads(client, collection, [d for _, d in files])
-    finally:
-        client.close()
-
-    started_here = not ray.is_initialized()
-    if started_here:
-        start(address)
-    try:
-        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        workers = cpus if workers is None else workers
-        threads = max(1, cpus // workers) if threads is None else threads
-        if workers * threads > cpus:
-            raise ValueError(f"workers × threads must be at most the Ray cluster's {cpus} CPUs, got "
-                             f"workers={workers} × threads={threads}")
-        # A worker's error (an unreadable file, say) reaches the caller as itself, not wrapped by Ray Data.
-        ray.data.DataContext.get_current().raise_original_map_exception = True
-        began = time.perf_counter()
-        # Blocks of at most FILES_PER_BLOCK files, and at least four per worker: Ray Data hands a worker
-        # whole blocks, so fewer blocks than workers would leave some idle.
-        blocks = min(len(files), max(4 * workers, -(-len(files) // FILES_PER_BLOCK)))
-        files_ds = ray.data.from_items([{"path": p, "doc_id": d} for p, d in files], override_num_blocks=max(1, blocks))
-        chunking = {"strategy": strategy, "options": options, "metadata": dict(metadata or {})}
-        model = {"model": None if model is None else str(model), "backend": embedder.backend,
-                 "cache": cache if isinstance(cache, bool) else str(cache), "batch_size": embedder.batch_size,
-                 "threads": threads}
-        where = {**location, "timeout": timeout, "collection": collection}
-        if takes(strategy, "embedder"):  # semantic chunking needs the model: the model actors chunk too
-            rows, chunker, per_call = files_ds, chunking, None
-        else:  # its own stage, though Ray Data runs it in the model workers' processes (fusing the two)
-            rows = files_ds.map_batches(read_and_chunk, fn_kwargs=chunking, batch_size=None, num_cpus=0,
-                                        compute=ray.data.TaskPoolStrategy(size=workers))
-            chunker, per_call = None, CHUNKS_PER_CALL
-        embedded = rows.map_batches(
-            Embed, batch_size=per_call, num_cpus=threads, compute=ray.data.ActorPoolStrategy(size=workers), **secret,
-            fn_constructor_kwargs={"embedder": model, "store": where, "held": held, "chunker": chunker})
-        written_rows = embedded.map_batches(
-            Write, batch_size=None, num_cpus=0, compute=ray.data.ActorPoolStrategy(size=workers if url else 1),
-            **secret, fn_constructor_kwargs={"store": where})
-        keep, written, first, last = set(), 0, float("inf"), float("-inf")
-        for batch in written_rows.iter_batches(batch_size=None, batch_format="numpy"):
-            keep.update(batch["id"].tolist())
-            written += int(batch["written"].sum())
-            if batch["written"].any():
-                first, last = min(first, batch["began"].min()), max(last, batch["ended"].max())
-        seconds, failure = time.perf_counter() - began, None
-        steady = written / (last - first) if written and last > first else None
-    except Exception as error:
-        failure = _user_error(error)
-    finally:
-        if started_here:
-            ray.shutdown()
-
-    client = _reopen(url, path, timeout)  # even after a failure: the caller gets the folder back
-    try:
-        if failure is not None:
-            raise failure
-        stale = store.remove_stale(client, collection, [d for _, d in files], keep)
-        points = client.count(collection, exact=True).count
-    finally:
-        client.close()
-    return Report(documents=len(files), chunks=len(keep), written=written, stale=stale, points=points,
-                  workers=workers, seconds=seconds, steady_rate=steady)
+        if where.get("url") and os.environ.get(store.KEY_ENV) else {}
+    # A worker's error (an unreadable file, say) reaches the caller as itself, not wrapped by Ray Data.
+    ray.data.DataContext.get_current().raise_original_map_exception = True
+    began = time.perf_counter()
+    # Blocks of at most FILES_PER_BLOCK files, and at least four per worker: Ray Data hands a worker
+    # whole blocks, so fewer blocks than workers would leave some idle.
+    blocks = min(len(files), max(4 * workers, -(-len(files) // FILES_PER_BLOCK)))
+    files_ds = ray.data.from_items([{"path": p, "doc_id": d} for p, d in files], override_num_blocks=max(1, blocks))
+    if takes(chunking["strategy"], "embedder"):  # semantic chunking needs the model: the model actors chunk too
+        rows, chunker, per_call = files_ds, chunking, None
+    else:  # its own stage, though Ray Data runs it in the model workers' processes (fusing the two)
+        rows = files_ds.map_batches(read_and_chunk, fn_kwargs=chunking, batch_size=None, num_cpus=0,
+                                    compute=ray.data.TaskPoolStrategy(size=workers))
+        chunker, per_call = None, CHUNKS_PER_CALL
+    embedded = rows.map_batches(
+        Embed, batch_size=per_call, num_cpus=threads, compute=ray.data.ActorPoolStrategy(size=workers), **secret,
+        fn_constructor_kwargs={"embedder": model, "store": where, "held": held, "chunker": chunker})
+    written_rows = embedded.map_batches(
+        Write, batch_size=None, num_cpus=0, compute=ray.data.ActorPoolStrategy(size=workers if where.get("url") else 1),
+        **secret, fn_constructor_kwargs={"store": where})
+    keep, written, first, last = set(), 0, float("inf"), float("-inf")
+    for batch in written_rows.iter_batches(batch_size=None, batch_format="numpy"):
+        keep.update(batch["id"].tolist())
+        written += int(batch["written"].sum())
+        if batch["written"].any():
+            first, last = min(first, batch["began"].min()), max(last, batch["ended"].max())
+    steady = written / (last - first) if written and last > first else None
+    return _Run(keep, written, time.perf_counter() - began, steady)
 
 
 def read_and_chunk(batch: dict[str, np.ndarray], strategy: str, options: dict, metadata: dict) -> dict:

@@ -24,20 +24,19 @@ server — the code does not change. Taught in notebooks 00 and 12.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import errno
 import hashlib
 import json
 import math
 import os
 import sqlite3
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from chunking import deadline
 from chunking.options import check_int, check_number, one_line
 from chunking.types import Chunk
 
@@ -76,7 +75,7 @@ def connect(
     url = url or (os.environ.get(URL_ENV) if use_env else None)
     if url:
         client = QdrantClient(url=url, api_key=os.environ.get(KEY_ENV), timeout=math.ceil(timeout),
-                              transport=_deadline_transport(url, timeout))
+                              transport=deadline.httpx_transport(url, timeout))
         try:
             client.get_collections()
         except Exception as error:  # the client raises many kinds; all mean "not reachable"
@@ -416,74 +415,6 @@ def chunk_from_payload(data: Mapping) -> Chunk:
         text=data["text"], start=data["start"], end=data["end"], index=data["index"],
         strategy=data["strategy"], doc_id=data["doc_id"], context=data.get("context", ""), metadata=metadata,
     )
-
-
-# --- a deadline for every request to a server ---------------------------------------------------------
-
-_DEADLINE: contextvars.ContextVar[tuple[float, str] | None] = contextvars.ContextVar("qdrant_deadline", default=None)
-
-
-def _deadline_transport(url: str, seconds: float):
-    """An httpx transport whose sockets stop reading and writing `seconds` after each request starts."""
-    import httpcore
-    import httpx
-
-    class Stream(httpcore.NetworkStream):
-        def __init__(self, stream: httpcore.NetworkStream) -> None:
-            self.stream = stream
-
-        def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-            return _within_deadline(self.stream.read, max_bytes, timeout=timeout)
-
-        def write(self, buffer: bytes, timeout: float | None = None) -> None:
-            _within_deadline(self.stream.write, buffer, timeout=timeout)
-
-        def close(self) -> None:
-            self.stream.close()
-
-        def start_tls(self, ssl_context, server_hostname=None, timeout=None) -> httpcore.NetworkStream:
-            return Stream(_within_deadline(self.stream.start_tls, ssl_context, server_hostname, timeout=timeout))
-
-        def get_extra_info(self, info: str):
-            return self.stream.get_extra_info(info)
-
-    class Backend(httpcore.NetworkBackend):
-        def __init__(self, backend: httpcore.NetworkBackend) -> None:
-            self.backend = backend
-
-        def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
-            return Stream(_within_deadline(self.backend.connect_tcp, host, port, timeout=timeout,
-                                           local_address=local_address, socket_options=socket_options))
-
-        def sleep(self, seconds: float) -> None:
-            self.backend.sleep(seconds)
-
-    class Transport(httpx.HTTPTransport):
-        def handle_request(self, request: httpx.Request) -> httpx.Response:
-            _DEADLINE.set((time.monotonic() + seconds, f"Qdrant at {url!r} gave no full answer within {seconds:g} s"))
-            return super().handle_request(request)  # the client then reads the body: the deadline still holds
-
-    transport = Transport()
-    transport._pool._network_backend = Backend(transport._pool._network_backend)  # httpx offers no option for it
-    return transport
-
-
-def _within_deadline(call, *args, timeout: float | None, **kwargs):
-    """`call(*args, timeout=...)` with the timeout cut to what is left of the current request's deadline."""
-    import httpcore
-
-    deadline = _DEADLINE.get()
-    if deadline is None:
-        return call(*args, timeout=timeout, **kwargs)
-    left = deadline[0] - time.monotonic()
-    if left <= 0:
-        raise httpcore.ReadTimeout(deadline[1])
-    try:
-        return call(*args, timeout=left if timeout is None else min(timeout, left), **kwargs)
-    except httpcore.TimeoutException:
-        if deadline[0] - time.monotonic() <= 0:
-            raise httpcore.ReadTimeout(deadline[1]) from None
-        raise
 
 
 @contextlib.contextmanager

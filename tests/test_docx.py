@@ -11,7 +11,10 @@ import zipfile
 import pytest
 
 from chunking import load_document
-from chunking.docx_text import LEFT_OUT, LeftOutWarning, read_docx, text_to_docx
+from chunking.docx_text import LEFT_OUT, LeftOutWarning, read_docx
+from tests.conftest import load_benchmark
+
+text_to_docx = load_benchmark("pathological").text_to_docx  # the benchmark's many-styles files
 
 docx = pytest.importorskip("docx", reason="python-docx is in the retrieval extra")
 etree = pytest.importorskip("lxml.etree")

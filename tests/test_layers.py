@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("chunking_layers", ROOT / "docs" / "_hooks" / "layers.py")
 layers = importlib.util.module_from_spec(_spec)
@@ -118,3 +117,12 @@ def test_the_readme_and_the_docs_show_the_layer_table_as_the_code_has_it():
 
 def test_the_architecture_picture_is_drawn_from_the_imports_as_they_are():
     assert layers.drawn_edges() == layers.graph(), "docs/architecture.png is stale: python docs/_hooks/layers.py"
+
+
+def test_no_function_of_the_package_is_longer_than_60_lines():
+    long = []
+    for module in module_names():
+        tree = ast.parse((PACKAGE / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
+        long += [f"{module}.{node.name}: {node.end_lineno - node.lineno + 1} lines" for node in ast.walk(tree)
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 60]
+    assert not long, long

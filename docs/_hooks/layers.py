@@ -3,14 +3,15 @@
 One table assigns every module of `chunking/` its layer; `tests/test_layers.py` holds the imports
 to it (every import points down), the README's "Architecture" section and the docs' architecture
 page show it (`table()`, checked equal by the tests), and `draw()` makes `docs/architecture.png`
-from the imports as they are (`python docs/_hooks/layers.py`; the tests check the picture's recorded
-imports against the code's, so a stale picture fails).
+from the imports as they are. `python docs/_hooks/layers.py` redraws the picture and rewrites the
+README's table; the tests check both against the code, so a stale one fails.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -128,5 +129,16 @@ def drawn_edges(path: Path = PICTURE) -> dict[str, list[str]]:
         return json.loads(image.text["Description"])
 
 
+README = PACKAGE.parent / "README.md"
+README_TABLE = re.compile(r"(<!-- layers: [^\n]*-->\n).*?(\n<!-- /layers -->)", re.S)
+
+
+def write_readme(path: Path = README) -> None:
+    """Put the current table between the README's layer markers."""
+    text = path.read_text(encoding="utf-8")
+    path.write_text(README_TABLE.sub(lambda m: m.group(1) + table() + m.group(2), text, count=1), encoding="utf-8")
+
+
 if __name__ == "__main__":
     draw(Path(sys.argv[1]) if len(sys.argv) > 1 else PICTURE)
+    write_readme()
