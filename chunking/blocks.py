@@ -33,6 +33,7 @@ _HEADING_AFTER_BLANK = re.compile(r"(?:\r\n?|\n)[ \t]*(?:\r\n?|\n)(?=#{1,6}(?:[ 
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
 _RAW_HTML = re.compile(r"^ {0,3}<(?:script|pre|style|textarea|!--|\?|![A-Za-z]|!\[CDATA\[)", re.M | re.I)
 _LONE_CR = re.compile(r"\r(?!\n)")  # `^` would miss lines after it
+LINE_END = re.compile(r"\r\n?|\n")
 
 
 @dataclass
@@ -69,7 +70,7 @@ def _blocks(text: str) -> list[tuple[Span, str, int, str]]:
     Each block runs from its first line to the next block's first line (trimmed), so lines
     the parser drops, such as link reference definitions, stay inside a chunk.
     """
-    line_starts = [0] + [m.end() for m in re.finditer(r"\r\n?|\n", text)]
+    line_starts = [0] + [m.end() for m in LINE_END.finditer(text)]
     starts = []
     for first_line, part in _parts(text, line_starts):
         tokens = parse(part)

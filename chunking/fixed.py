@@ -20,7 +20,7 @@ code point needing more than `chunk_size` gets a chunk of its own. Taught in not
 from __future__ import annotations
 
 from chunking.options import check_flag, check_text, resolve_sizes
-from chunking.sizers import resolve_unit
+from chunking.sizers import Unit, resolve_unit
 from chunking.types import Chunk, make_chunks
 from chunking.windows import windows
 
@@ -32,7 +32,7 @@ def chunk(
     *,
     chunk_size: int = 200,
     chunk_overlap: int | float = 0,
-    unit="tokens",
+    unit: Unit = "tokens",
     word_safe_overlap: bool = False,
     doc_id: str = "",
 ) -> list[Chunk]:

@@ -24,16 +24,13 @@ Taught in notebook 04.
 
 from __future__ import annotations
 
-import re
-
-from chunking.blocks import PATH_SEPARATOR, Section, pack_section, sections
+from chunking.blocks import LINE_END, PATH_SEPARATOR, Section, pack_section, sections
 from chunking.options import check_flag, check_text, resolve_minimum, resolve_sizes
-from chunking.sizers import resolve_unit
+from chunking.sizers import Unit, resolve_unit
 from chunking.types import Chunk, Span, make_chunks
 
 STRATEGY = "markdown"
 HEADER_ROW_CHARS = 500  # a repeated table header's rows are cut here: every later piece of a table carries them
-_LINE_END = re.compile(r"\r\n?|\n")
 
 
 def chunk(
@@ -41,7 +38,7 @@ def chunk(
     *,
     chunk_size: int = 200,
     chunk_overlap: int | float = 0,
-    unit="tokens",
+    unit: Unit = "tokens",
     include_heading_path: bool = True,
     include_table_header: bool = True,
     min_chunk_size: int | None = None,
@@ -97,7 +94,7 @@ def _header_rows(text: str, table: Span) -> str:
     start, end = table
     lines = []
     for _ in range(2):
-        found = _LINE_END.search(text, start, end)
+        found = LINE_END.search(text, start, end)
         stop = found.start() if found else end
         row = text[start : min(stop, start + HEADER_ROW_CHARS + 1)].rstrip()
         lines.append(row if len(row) <= HEADER_ROW_CHARS else row[: HEADER_ROW_CHARS - 1] + "…")

@@ -21,7 +21,7 @@ import sys
 from chunking.options import check_text, resolve_minimum, resolve_sizes
 from chunking.packing import fallback, merge_small, pack
 from chunking.segment import split_paragraphs
-from chunking.sizers import resolve_unit
+from chunking.sizers import Unit, resolve_unit
 from chunking.types import Chunk, make_chunks
 
 STRATEGY = "paragraph"
@@ -33,7 +33,7 @@ def chunk(
     *,
     chunk_size: int | None = 200,
     chunk_overlap: int | float = 0,
-    unit="tokens",
+    unit: Unit = "tokens",
     min_chunk_size: int | None = None,
     doc_id: str = "",
 ) -> list[Chunk]:

@@ -26,7 +26,7 @@ from chunking.models import EmbeddingModel, check_embedder, distances
 from chunking.options import check_number, check_text, resolve_sizes
 from chunking.packing import fallback, pack
 from chunking.segment import split_sentences
-from chunking.sizers import Bound, resolve_unit
+from chunking.sizers import Bound, Unit, resolve_unit
 from chunking.types import Chunk, Span, make_chunks, shift
 from chunking.windows import windows
 
@@ -45,7 +45,7 @@ def chunk(
     *,
     chunk_size: int = 200,
     chunk_overlap: int | float = 0,
-    unit="tokens",
+    unit: Unit = "tokens",
     parent_size: int = 800,
     parent_mode: str = "sections",
     parent_threshold: float = 0.9,

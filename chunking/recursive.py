@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from chunking.options import check_text, resolve_minimum, resolve_sizes
 from chunking.packing import Level, descend, merge_small
 from chunking.segment import LEVELS
-from chunking.sizers import resolve_unit
+from chunking.sizers import Unit, resolve_unit
 from chunking.types import Chunk, Span, make_chunks, trim
 
 STRATEGY = "recursive"
@@ -35,7 +35,7 @@ def chunk(
     *,
     chunk_size: int = 200,
     chunk_overlap: int | float = 0,
-    unit="tokens",
+    unit: Unit = "tokens",
     separators: Sequence[str | re.Pattern] = SEPARATORS,
     min_chunk_size: int | None = None,
     doc_id: str = "",

@@ -24,7 +24,7 @@ import numpy as np
 from chunking.models import EmbeddingModel, check_embedder, distances
 from chunking.options import check_int, check_number, check_text, resolve_minimum, resolve_sizes
 from chunking.packing import fallback, merge_small, pack
-from chunking.sizers import Bound, resolve_unit
+from chunking.sizers import Bound, Unit, resolve_unit
 from chunking.types import Chunk, Span, make_chunks
 
 STRATEGY = "semantic"
@@ -40,7 +40,7 @@ def chunk(
     *,
     chunk_size: int = 200,
     chunk_overlap: int | float = 0,
-    unit="tokens",
+    unit: Unit = "tokens",
     threshold_type: str = "percentile",
     threshold: float | None = None,
     similarity_window: int = 1,

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
+import tiktoken
 
 from chunking.tokens import ENCODING_NAME, PART_CHARS, count_tokens, get_encoding, usable_threads
 from chunking.types import Span
@@ -205,7 +206,12 @@ class Measured(Sizer):
         return f"Measured({self.name.split(':', 1)[1]})"
 
 
-def resolve_unit(unit: object, *, sentences: bool = False) -> Sizer:
+# What a strategy's `unit` option takes: a name in UNITS, a `Sizer`, a tiktoken encoding, or a callable
+# str -> int (`resolve_unit` makes a sizer of any of them).
+Unit = str | Sizer | tiktoken.Encoding | Callable[[str], int]
+
+
+def resolve_unit(unit: Unit, *, sentences: bool = False) -> Sizer:
     """The sizer for a `unit` option: "tokens", "characters", "sentences" (where allowed), a `Sizer`
     (`chunking.embed.WordPieces(tokenizer)` is one), a tiktoken encoding, or any callable `str -> int`."""
     if isinstance(unit, Sizer):

