@@ -345,7 +345,7 @@ def test_finding_the_header_reads_two_lines_per_piece_not_the_table(monkeypatch)
     """Work count: a 20,000-row table cut into hundreds of pieces; the header search scans a few
     dozen characters per piece (splitting the whole table per piece would scan ~10^8)."""
     scanned = []
-    real = markdown_strategy._LINE_END
+    real = markdown_strategy.LINE_END
 
     class Counting:
         def search(self, text, pos, endpos):
@@ -353,7 +353,7 @@ def test_finding_the_header_reads_two_lines_per_piece_not_the_table(monkeypatch)
             scanned.append((found.end() if found else endpos) - pos)
             return found
 
-    monkeypatch.setattr(markdown_strategy, "_LINE_END", Counting())
+    monkeypatch.setattr(markdown_strategy, "LINE_END", Counting())
     text = table_document(rows=20_000)
     chunks = chunk(text, "markdown", chunk_size=100)
     pieces = [c for c in chunks if "table_header" in c.metadata]
