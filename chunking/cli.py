@@ -39,10 +39,11 @@ from chunking.arguments import DEFAULT_STORE
 from chunking.configs import configs as _configs
 from chunking.configs import flag_options as _flag_options
 from chunking.configs import strategy_configs as _strategy_configs
+from chunking.indexing import BATCH
 from chunking.options import one_line, resolve_sizes
 from chunking.registry import chunk_document, chunk_documents, takes
 
-EMBED_BATCH = 256  # chunks `index` chunks, embeds and writes at a time (the embedder batches again inside)
+EMBED_BATCH = BATCH  # chunks `index` chunks, embeds and writes at a time (the one pipeline's batch)
 PREVIEW_CHARS = 70
 # Shown escaped in tables: control characters (ANSI escapes could drive the terminal) and bidi
 # overrides (they reorder what is shown). JSON output escapes C0 controls by itself.

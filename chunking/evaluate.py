@@ -27,9 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from chunking.options import check_int
-from chunking.questions import LocatedSpan, Question, Reference, Span, load_questions, verify_questions
-
-__all__ = ["Question", "Reference", "load_questions", "verify_questions"]  # the question files' format, kept here too
+from chunking.questions import LocatedSpan, Question, Reference, Span, load_questions, verify_questions  # noqa: F401
 
 
 def span_metrics(
