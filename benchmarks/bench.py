@@ -842,7 +842,9 @@ class Report:
                       "interpreter's start, imports, opening the store, loading the model, chunking, embedding and "
                       "writing), the same command again on the unchanged files, and embedding the same chunks alone in "
                       "one process with the model loaded (the floor). The last column is the very first run, with an "
-                      "empty cache folder: it also exports the model to ONNX once, which every later run reuses:",
+                      "empty cache folder: it also exports the model to ONNX once, which every later run reuses "
+                      "(`make setup` makes that export, so after it the first `chunking index` is the ordinary "
+                      "run; installed with pip alone, the first use pays it once):",
                       sibling("many_files").markdown(result["many_files"])]
         return "\n\n".join(parts)
 
