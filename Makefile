@@ -34,13 +34,13 @@ results: $(STAMP)
 test: $(STAMP)
 	$(PY) -m ruff check chunking tests benchmarks data/eval
 	$(PY) -m pytest -n 2 --dist loadgroup --doctest-modules chunking tests
-	$(if $(NOTEBOOKS),$(PY) -m pytest -n 2 --dist loadfile --nbval $(NOTEBOOKS) --nbval-sanitize-with notebooks/nbval_sanitize.cfg)
+	$(if $(NOTEBOOKS),$(PY) -m pytest -n 2 --dist loadfile --nbval $(NOTEBOOKS) notebooks/playground.ipynb --nbval-sanitize-with notebooks/nbval_sanitize.cfg)
 
 # The quick loop while you work (about two minutes): ruff, the doctests, and the tests of the core and
 # the strategies; no model (a test that would load one is skipped: tests/no_model.py), no notebooks.
 CHECK_TESTS := $(addprefix tests/test_,$(addsuffix .py,layers options api documents segment sizers tokens counting \
 	fixed sentence paragraph markdown sliding recursive semantic late contextual parent_child models bounds linear \
-	invariants reference_packing reference_structure reference_models))
+	invariants reference_packing reference_structure reference_models guide))
 check: $(STAMP)
 	$(PY) -m ruff check chunking tests benchmarks data/eval
 	$(PY) -m pytest -n 2 -p tests.no_model --doctest-modules chunking $(CHECK_TESTS)

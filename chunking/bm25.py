@@ -14,7 +14,7 @@
 4. `hybrid_search` fuses a dense and a BM25 prefetch with reciprocal rank fusion (Qdrant's RRF);
    `sparse_search` ranks by BM25 alone. Both ask `chunking.store`, which talks to Qdrant.
 
-It does not segment Thai, Lao or Khmer (a run stays one token) or know phrases. Taught in notebook 09.
+It does not segment Thai, Lao or Khmer (a run stays one token) or know phrases. Taught in notebook 10.
 
 >>> encoder = BM25Encoder().fit(["the cat sat", "a dog"])
 >>> encoder.encode_query("Cat cat sat?") == encoder.encode_query("sat cat")

@@ -16,7 +16,7 @@ Every configuration is checked in full before any runs (`check_configs`): its st
 short probe text with stand-in models (`check_options`), so a bad third configuration fails in
 milliseconds, named, not after two others have embedded. It runs the same questions against
 every configuration; it does not tune anything.
-Taught in notebook 11; `make demo` and `python -m chunking evaluate` run it.
+Taught in notebook 12; `make demo` and `python -m chunking evaluate` run it.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
    from any folder, in JupyterLab, VS Code or Colab after `pip install -e`. A wheel has no `data/`:
    point `CHUNKING_DATA` at a copy of the repository's `data/` folder.
 2. `corpus_dir()`, `questions_path()` and `sentence_cases_path()` name its parts; `results_dir()`
-   is the committed output of `make demo` (docs/results) that notebooks 11 and 12 read.
+   is the committed output of `make demo` (docs/results) that notebooks 12 and 13 read.
 3. `check_environment()` says in one line whether everything the notebooks use is there, and how
    to install what is not.
 """
@@ -50,7 +50,7 @@ def sentence_cases_path(*, holdout: bool = False) -> Path:
 
 def results_dir() -> Path:
     """The committed results of `make demo` (docs/results: results.csv, per_document.csv,
-    per_question.csv), which notebooks 11 and 12 read. In a checkout only: a wheel has no docs/."""
+    per_question.csv), which notebooks 12 and 13 read. In a checkout only: a wheel has no docs/."""
     folder = Path(__file__).resolve().parent.parent / "docs" / "results"
     if not (folder / "results.csv").is_file():
         raise FileNotFoundError(f"no demo results at {str(folder)!r}: they are in a checkout of the repository "

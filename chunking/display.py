@@ -3,14 +3,14 @@
 1. `show_chunks` renders a text with every chunk in its own colour, overlaps marked, an answer's
    span boxed, and the text HTML-escaped (a `<script>` in a document stays text). Any notebook.
 2. `format_table` renders result rows as an aligned text table (3 decimals, no pandas needed).
-3. `plot_recall_vs_tokens` places each configuration by the tokens it hands to the LLM and the
-   recall it gets, with bootstrap intervals: the trade-off chunk size really buys.
+3. `plot_recall_vs_tokens` ranks the configurations by recall, with bootstrap intervals, beside the
+   tokens each hands to the LLM: the trade-off chunk size really buys.
 4. `plot_chunk_sizes`, `plot_size_histogram`: size distributions against the embedder's window.
 5. `plot_distances`: semantic chunking's distance curve, its threshold, and where chunks ended.
 6. `plot_overlap_cost`, `plot_term_saturation`, `plot_neighbour_similarity`, `plot_metric_scatter`:
    what overlap costs, how BM25 saturates, what late chunking does to neighbours, one metric against another.
 
-matplotlib is imported only when a plot is drawn. Used by notebooks 00–12 and `make demo`.
+matplotlib is imported only when a plot is drawn. Used by notebooks 00–15 and `make demo`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from chunking.types import Chunk
 
 PALETTE = ("#fde68a", "#bfdbfe", "#bbf7d0", "#fbcfe8", "#ddd6fe", "#fed7aa")
 OVERLAP = "#f87171"
-MARKERS = ("o", "s", "^", "D")  # with ten colours, forty configurations stay apart in one plot
+MARKERS = {"dense": "o", "hybrid": "s", "late": "D"}  # how a configuration searches its chunks
 SERIES = ("#60a5fa", "#fbbf24", "#34d399", "#f472b6", "#a78bfa", "#9ca3af")  # one colour per plotted series
 
 
@@ -112,34 +112,56 @@ def hits_table(hits: Sequence, references: Sequence[tuple[str, int, int]] = (), 
 
 
 def plot_recall_vs_tokens(rows: Sequence[Mapping], path: str | Path | None = None, *, metric: str = "recall"):
-    """Recall (with its interval) against mean retrieved tokens, one point per configuration.
+    """Each configuration's recall with its interval, best first, beside the tokens it hands the LLM.
 
-    The labels stand in a column to the right, in the order of the points' heights, each joined to its
-    point by a thin line: configurations that hand over about as many tokens never hide each other.
+    One row per configuration, sorted by `metric` (ties by name), its name on the left: a dot at the
+    mean and a line across its 95% bootstrap interval, then a bar and the number of mean retrieved
+    tokens on the right. The colour is the strategy (`row["strategy"]`, else the name's first word),
+    one colour per strategy; the marker is how the chunks are searched (`MARKERS`: a name holding the
+    word `hybrid` or `late`, else dense). Names stand beside their rows, so configurations with
+    about the same tokens or recall never hide each other.
     """
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.transforms import blended_transform_factory
+
+    def strategy(row) -> str:
+        return row.get("strategy") or row["config"].split("-")[0]
+
+    def search(row) -> str:
+        return next((s for s in ("hybrid", "late") if s in row["config"].split("-")), "dense")
+
+    order = sorted(rows, key=lambda row: (-row[metric], row["config"]))
+    strategies = list(dict.fromkeys(strategy(row) for row in order))
+    palette = plt.get_cmap("tab10" if len(strategies) <= 10 else "tab20")
+    colours = {name: palette(i % palette.N) for i, name in enumerate(strategies)}
+    most = max((row["retrieved_tokens"] for row in order), default=0) or 1
 
     fig, ax = plt.subplots(figsize=(9, 4.8))
-    # One colour and marker per configuration: ten dark colours, then the same with other markers,
-    # and each label written in its point's colour.
-    colours = [plt.get_cmap("tab10")(i % 10) for i in range(len(rows))]
-    markers = [MARKERS[(i // 10) % len(MARKERS)] for i in range(len(rows))]
-    for row, colour, marker in zip(rows, colours, markers):
-        err = [[row[metric] - row[f"{metric}_low"]], [row[f"{metric}_high"] - row[metric]]]
-        ax.errorbar(row["retrieved_tokens"], row[metric], yerr=err, fmt=marker, capsize=3, color=colour)
-    low, high = ax.get_ylim()
-    order = sorted(range(len(rows)), key=lambda i: (rows[i][metric], rows[i]["config"]))
-    right = ax.get_xlim()[1]
-    for rank, i in enumerate(order):  # evenly spaced label heights, in the order of the points
-        y = low + (high - low) * (rank + 0.5) / max(len(rows), 1)
-        ax.annotate(rows[i]["config"], (rows[i]["retrieved_tokens"], rows[i][metric]), xytext=(right * 1.03, y),
-                    textcoords="data", fontsize=8, va="center", annotation_clip=False, color=colours[i],
-                    arrowprops={"arrowstyle": "-", "color": colours[i], "lw": 0.6, "alpha": 0.45})
-    ax.set_xlabel("mean tokens retrieved per question (top k)")
-    ax.set_ylabel(f"{metric} (95% bootstrap interval)")
-    ax.set_title(f"{metric} vs retrieved tokens")
-    ax.grid(alpha=0.3)
-    fig.subplots_adjust(right=0.72)
+    right = blended_transform_factory(ax.transAxes, ax.transData)  # x: past the axes' right edge; y: a row
+    for y, row in enumerate(order):
+        colour = colours[strategy(row)]
+        ax.plot([row[f"{metric}_low"], row[f"{metric}_high"]], [y, y], color=colour, lw=2, alpha=0.55)
+        ax.plot(row[metric], y, MARKERS[search(row)], color=colour, markeredgecolor="black", markeredgewidth=0.5)
+        ax.annotate(f"{row[metric]:.3f}", (row[metric], y), xytext=(0, 4), textcoords="offset points",
+                    fontsize=6.5, ha="center", va="bottom", color="0.3")
+        width = 0.22 * row["retrieved_tokens"] / most
+        ax.add_patch(plt.Rectangle((1.03, y - 0.3), width, 0.6, transform=right, color=colour, alpha=0.55,
+                                   clip_on=False))
+        ax.text(1.04 + width, y, f"{row['retrieved_tokens']:,.0f}", transform=right, fontsize=7.5, va="center")
+    ax.set_yticks(range(len(order)), [row["config"] for row in order], fontsize=8)
+    ax.set_ylim(len(order) - 0.5, -0.8)  # room above the top row for its value
+    ax.set_xlabel(f"mean {metric} (dot) and its 95% bootstrap interval (line)")
+    ax.set_title(f"{metric} per configuration, best first", fontsize=10, loc="left")
+    ax.text(1.03, 1.01, "mean tokens handed over", transform=ax.transAxes, fontsize=9, va="bottom")
+    ax.grid(axis="x", alpha=0.3)
+    searches = [s for s in MARKERS if any(search(row) == s for row in order)]
+    if len(searches) > 1:
+        names = {"dense": "dense", "hybrid": "hybrid (dense + BM25)", "late": "late chunking"}
+        handles = [Line2D([], [], marker=MARKERS[s], ls="", color="0.6", markeredgecolor="black",
+                          markeredgewidth=0.5, label=names[s]) for s in searches]
+        ax.legend(handles=handles, loc="lower right", fontsize=7.5, title="search", title_fontsize=7.5)
+    fig.subplots_adjust(left=0.23, right=0.74, top=0.92, bottom=0.11)
     return _finish(fig, path, tight=False)
 
 
@@ -280,7 +302,7 @@ def plot_term_saturation(*, k1: float = 1.2, max_count: int = 10, path: str | Pa
     """BM25's term weight against how often the term occurs in a chunk of average length.
 
     The weight `tf·(k1 + 1) / (tf + k1)` rises fast, then flattens towards k1 + 1: the tenth
-    occurrence adds far less than the second (`bm25.BM25Encoder`, notebook 09).
+    occurrence adds far less than the second (`bm25.BM25Encoder`, notebook 10).
     """
     import matplotlib.pyplot as plt
 
@@ -303,7 +325,7 @@ def plot_neighbour_similarity(
     """Cosine similarity of each chunk to the one before it, one line per way of embedding.
 
     Each series holds, at position i, the similarity of chunk i + 1 to chunk i. `marked` chunk
-    indices are dotted on the last series — say, chunks that open with a pronoun (notebook 10).
+    indices are dotted on the last series — say, chunks that open with a pronoun (notebook 11).
     """
     import matplotlib.pyplot as plt
 

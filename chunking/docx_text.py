@@ -16,7 +16,7 @@
 Left out, and counted in one `LeftOutWarning` per file: headers, footers, comments, hidden text,
 charts, SmartArt, embedded objects, `w:altChunk` imports and subdocuments. It does not number list
 items, lay out equations (their text is read), join a paragraph whose mark is a tracked deletion
-to the next, or map symbol fonts to Unicode. Used by `chunking.load`; notebook 12.
+to the next, or map symbol fonts to Unicode. Used by `chunking.load`; notebook 14.
 """
 
 from __future__ import annotations

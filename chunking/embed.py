@@ -20,7 +20,8 @@
 6. `count_pieces` counts texts in the model's own word-pieces ([CLS] and [SEP] included).
    MiniLM reads at most 256 of them and silently drops the rest: `truncated` shows which chunks
    lose their tail.
-Taught in notebook 00; notebook 10 uses `token_vectors` for late chunking.
+Taught in notebook 00; notebook 11 uses `token_vectors` for late chunking; notebook 15 measures batches,
+padding, the backends and the cache.
 """
 
 from __future__ import annotations

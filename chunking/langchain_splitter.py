@@ -11,7 +11,7 @@
    an error rather than a silent overwrite. A chunk's `context` (the heading path the embedder
    should read above the text) is `metadata["context"]`.
 
-Install with `pip install 'chunking[langchain]'` (langchain-text-splitters). Shown in notebook 12.
+Install with `pip install 'chunking[langchain]'` (langchain-text-splitters). Shown in notebook 14.
 """
 
 from __future__ import annotations

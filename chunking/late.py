@@ -17,7 +17,7 @@ vector is computed with its neighbours in view. It is an embedding mode, not a s
 from any strategy choose the boundaries. The limit: MiniLM reads 256 pieces, so "the whole
 document" is really overlapping 256-piece windows — a few hundred words of context at most, not
 the 8k tokens of jina-embeddings-v2 in the late-chunking paper. `chunking/reference/late.py` is
-the pooling step alone, to copy. Taught in notebook 10.
+the pooling step alone, to copy. Taught in notebook 11.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@
    silent overwrite. The chunk's own metadata is kept out of what
    the embedder and the LLM read, except `context`, so a node embeds like `chunk.embed_text`.
 
-Install with `pip install 'chunking[llamaindex]'` (llama-index-core). Shown in notebook 12.
+Install with `pip install 'chunking[llamaindex]'` (llama-index-core). Shown in notebook 14.
 """
 
 from __future__ import annotations

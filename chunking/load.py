@@ -24,7 +24,7 @@ For .html, .docx and .pdf the offsets refer to the extracted text, so keep `Docu
 the chunks, not the file. It does not guess encodings, run OCR, apply CSS (text hidden with
 `display: none` stays), read Word's headers, footers, comments or hidden text (a warning per
 file counts what it left out), or follow links.
-Used from notebook 00 on; your own documents in notebook 12.
+Used from notebook 00 on; your own documents in notebook 14.
 """
 
 from __future__ import annotations

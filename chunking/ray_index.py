@@ -27,7 +27,7 @@ payloads are `chunking.store.payload`'s, and the vectors come from the same mode
   paths the driver lists (a shared file system), and the store must be a server or cluster (`url`).
 
 Ray is an optional extra (`pip install "chunking[ray]"`); nothing else in the package imports it.
-Taught in notebook 12.
+Taught in notebook 15.
 """
 
 from __future__ import annotations

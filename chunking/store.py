@@ -18,7 +18,7 @@
 This is the only module that talks to Qdrant: another vector store means another module like it.
 
 Local mode is brute force and meant for up to ~20k points; past that, point `QDRANT_URL` at a
-server — the code does not change. Taught in notebooks 00 and 12.
+server — the code does not change. Taught in notebooks 00 and 14.
 """
 
 from __future__ import annotations

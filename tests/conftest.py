@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -146,3 +147,14 @@ def load_benchmark(name: str):
     sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
+
+
+def chromium() -> str:
+    """The browser, or a skip where there is none — but CI (CHUNKING_REQUIRE_BROWSER=1, set by
+    .ci/run, which installs Chromium from Debian's packages) fails instead of skipping."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        if os.environ.get("CHUNKING_REQUIRE_BROWSER"):
+            pytest.fail("CHUNKING_REQUIRE_BROWSER is set but chromium is not installed (apt-get install chromium)")
+        pytest.skip("chromium is not installed (apt-get install chromium; CI installs it)")
+    return found

@@ -11,7 +11,6 @@ import json
 import os
 import posixpath
 import re
-import shutil
 import subprocess
 import sys
 import threading
@@ -21,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, chromium
 
 pytest.importorskip("mkdocs_jupyter", reason="the docs extra is not installed: pip install -e '.[docs]'")
 pytest.importorskip("mkdocstrings_handlers.python", reason="the docs extra is not installed: pip install -e '.[docs]'")
@@ -94,9 +93,31 @@ def test_results_page_has_every_configuration_and_links_the_csvs(site):
     page = (site / "results" / "index.html").read_text(encoding="utf-8")
     with (ROOT / "docs" / "results" / "results.csv").open(encoding="utf-8", newline="") as f:
         configs = [row["config"] for row in csv.DictReader(f)]
-    assert configs and all(f"<td>{config}</td>" in page for config in configs)
+    assert configs and all(f'<td><span id="{config}"></span>{config}</td>' in page for config in configs)
     assert {p.name for p in (site / "results").glob("*.csv")} == {"results.csv", "per_document.csv", "per_question.csv"}
 
+
+def test_the_decision_guide_links_every_recommendation_to_its_measured_row(site):
+    """docs/choosing.md: the flowchart drawn from chunking.guide at build time, and one table row per leaf
+    of the guide whose configuration links to its row of the results page."""
+    from chunking import guide
+
+    page = (site / "choosing" / "index.html").read_text(encoding="utf-8")
+    results = (site / "results" / "index.html").read_text(encoding="utf-8")
+    assert 'src="../choosing.png"' in page and (site / "choosing.png").read_bytes()[:4] == b"\x89PNG"
+    for _, leaf in guide.leaves():
+        assert f'href="../results/#{leaf.config}"' in page, leaf.config
+        assert f'<span id="{leaf.config}"></span>' in results
+
+
+def test_the_workshop_page_has_the_tracks_timetable(site):
+    """docs/workshop.md's schedule is notebooks/README.md's workshop track, with its breaks, from 0:00."""
+    text = page_text(site / "workshop" / "index.html")
+    readme = (ROOT / "notebooks" / "README.md").read_text(encoding="utf-8")
+    track = re.findall(r"^\| (\d\d · [^|]+?) \| (\d+) \| ✓ \|$", readme, flags=re.M)
+    assert len(track) >= 4 and squeeze("0:00") in text and "break" in text
+    for title, minutes in track:
+        assert squeeze(f"{title}{minutes}") in text, title
 
 def test_build_has_no_warnings(build):
     _, log = build
@@ -164,16 +185,6 @@ BROWSER_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-def chromium() -> str:
-    """The browser, or a skip where there is none — but CI (CHUNKING_REQUIRE_BROWSER=1, set by
-    .ci/run, which installs Chromium from Debian's packages) fails instead of skipping."""
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        if os.environ.get("CHUNKING_REQUIRE_BROWSER"):
-            pytest.fail("CHUNKING_REQUIRE_BROWSER is set but chromium is not installed (apt-get install chromium)")
-        pytest.skip("chromium is not installed (apt-get install chromium; CI installs it)")
-    return found
-
 
 def rendered(browser: str, url: str, profile: Path) -> str:
     """The DOM of a page as a reader's browser has it, after its scripts ran."""
@@ -215,7 +226,8 @@ def test_a_reader_sees_outputs_plots_and_the_glossary_in_a_real_browser(site, se
                 target = site / posixpath.normpath(posixpath.join(path, url.path)) / "index.html"
                 if not target.is_file() or (url.fragment and url.fragment not in parse(target).ids):
                     problems.append(f"{notebook.stem}: a link to {page}/#{url.fragment} leads nowhere")
-    for page, heading in (("glossary", "Glossary"), ("sources", "Sources")):
+    for page, heading in (("glossary", "Glossary"), ("sources", "Sources"), ("choosing", "Choosing a strategy"),
+                          ("cheatsheet", "Cheat sheet"), ("workshop", "Running a workshop")):
         if heading not in rendered(browser, f"{server}/{page}/", tmp_path / "profile"):
             problems.append(f"the {page} page does not render")
     assert not problems, "\n".join(problems)

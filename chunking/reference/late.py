@@ -15,7 +15,7 @@ fast tokenizer (offsets give each word-piece its characters), runs the transform
 vector from the window where it sits farthest from the edge. A span that holds no piece (NULs,
 zero-width characters: the tokenizer drops them) is embedded on its own there, not given zeros.
 It finds each span's pieces by binary search over the sorted piece spans; a mask reads more simply.
-Taught in notebook 10.
+Taught in notebook 11.
 """
 
 from __future__ import annotations

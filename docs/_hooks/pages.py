@@ -36,6 +36,11 @@ PACKAGE = ROOT / "chunking"
 MAP_MARKER = "<!-- notebook-map -->"
 RESULTS_MARKER = "<!-- results-table -->"
 LAYERS_MARKER = "<!-- layers-table -->"
+GUIDE_MARKER = "<!-- guide-table -->"
+SCHEDULE_MARKER = "<!-- workshop-schedule -->"
+TRACK_ROW = re.compile(r"^\| (\d\d) · ([^|]+?) \| (\d+) \|\s*(✓?)\s*\|$", re.M)
+BREAKS = re.compile(r"(\d+) minutes of breaks")
+FLOWCHART = "choosing.png"  # drawn by chunking.guide.draw() at every build, from the guide's own tree
 LINK = re.compile(r'(href|src)="([^"]*)"')
 HEADING = re.compile(r'<h([1-6]) id="([^"]+)"[^>]*>(.*?)</h\1>', re.S)
 log = logging.getLogger("mkdocs.hooks.pages")
@@ -87,11 +92,12 @@ def modules() -> list[str]:
 def on_files(files, config):
     # The repository root stands in as the source folder, so `notebooks/x.ipynb` is the file itself
     # (a generated File would lose its path when mkdocs-jupyter wraps it).
-    for path in [NOTEBOOKS / "README.md", *notebook_paths()]:
+    for path in [NOTEBOOKS / "README.md", *notebook_paths(), NOTEBOOKS / "playground.ipynb"]:
         src_uri = path.relative_to(ROOT).as_posix()
         files.append(
             File(src_uri, src_dir=str(ROOT), dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls)
         )
+    files.append(File.generated(config, FLOWCHART, content=flowchart_png()))
     for module in modules():
         name = "chunking" if module == "__init__" else f"chunking.{module}"
         content = f"---\ntitle: {name}\n---\n\n::: {name}\n"
@@ -104,6 +110,10 @@ def on_page_markdown(markdown, page, config, files):
         markdown = markdown.replace(MAP_MARKER, notebook_map(page.file.src_uri))
     if RESULTS_MARKER in markdown:
         markdown = markdown.replace(RESULTS_MARKER, results_table(Path(config.docs_dir) / "results" / "results.csv"))
+    if GUIDE_MARKER in markdown:
+        markdown = markdown.replace(GUIDE_MARKER, guide_table(Path(config.docs_dir) / "results"))
+    if SCHEDULE_MARKER in markdown:
+        markdown = markdown.replace(SCHEDULE_MARKER, workshop_schedule(NOTEBOOKS / "README.md"))
     if LAYERS_MARKER in markdown:  # each module links to its API page, beside this page
         table = _layers().table(link=lambda module: posixpath.relpath(module_page(module), "."))
         markdown = markdown.replace(LAYERS_MARKER, table)
@@ -184,5 +194,61 @@ def results_table(path: Path) -> str:
     for row in rows:
         cells = [row[key] if fmt is None else fmt.format(float(row[key])) for key, _, fmt in RESULT_COLUMNS]
         cells[RECALL] += f" [{float(row['recall_low']):.3f}, {float(row['recall_high']):.3f}]"
+        cells[0] = f'<span id="{row["config"]}"></span>{cells[0]}'  # the decision guide links each row
         lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def flowchart_png() -> bytes:
+    """The decision guide's flowchart, drawn from `chunking.guide.GUIDE` (never a hand-drawn copy)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from chunking import guide
+
+    buffer = io.BytesIO()
+    figure = guide.draw()
+    figure.savefig(buffer, format="png", dpi=100, metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def guide_table(folder: Path) -> str:
+    """Each recommendation of `chunking.guide`, the answers that reach it, and the measured rows behind it
+    (each linked to its row of the results page), with its paired difference from the default."""
+    from chunking import guide
+
+    def read(name):
+        with (folder / name).open(encoding="utf-8", newline="") as f:
+            return list(csv.DictReader(f))
+
+    lines = ["| your answers | start from | recall [95% CI] | tokens handed over | truncated | "
+             "against | recall difference [95% CI] |", "|---|---|---|---|---|---|---|"]
+    for row in guide.evidence(read("results.csv"), read("per_question.csv")):
+        start, base = (f"[`{row[k]}`](results.md#{row[k]})" for k in ("config", "baseline"))
+        lines.append(
+            f"| {row['path'].replace('_', ' ')} | {start} | {row['recall']:.3f} [{row['recall_low']:.3f}, "
+            f"{row['recall_high']:.3f}] | {row['retrieved_tokens']:.0f} | {row['truncated']:.3f} | {base} | "
+            f"{row['difference']:+.3f} [{row['low']:+.3f}, {row['high']:+.3f}]: {row['verdict']} |")
+    return "\n".join(lines)
+
+
+def workshop_schedule(readme: Path) -> str:
+    """The workshop track of notebooks/README.md as a timetable: each notebook's minutes (its own stated
+    time) from a running clock, and a break after every second notebook (the README's minutes of breaks,
+    shared equally)."""
+    text = readme.read_text(encoding="utf-8")
+    track = [(n, title.strip(), int(m)) for n, title, m, mark in TRACK_ROW.findall(text) if mark]
+    pauses = (len(track) - 1) // 2
+    pause = int(BREAKS.search(text).group(1)) // pauses if pauses else 0
+    lines, clock = ["| clock | block | minutes |", "|---|---|---|"], 0
+    for position, (number, title, minutes) in enumerate(track, start=1):
+        path = next(p.name for p in notebook_paths() if p.name.startswith(f"{number}_"))
+        lines.append(f"| {clock // 60}:{clock % 60:02d} | [{number} · {title}](notebooks/{path}) | {minutes} |")
+        clock += minutes
+        if position % 2 == 0 and position < len(track):
+            lines.append(f"| {clock // 60}:{clock % 60:02d} | break | {pause} |")
+            clock += pause
+    lines.append(f"| {clock // 60}:{clock % 60:02d} | end | |")
     return "\n".join(lines)
