@@ -215,22 +215,29 @@ def flowchart_png() -> bytes:
 
 
 def guide_table(folder: Path) -> str:
-    """Each recommendation of `chunking.guide`, the answers that reach it, and the measured rows behind it
-    (each linked to its row of the results page), with its paired difference from the default."""
+    """Each recommendation of `chunking.guide`, the answers that reach it, and the measured rows behind it:
+    its row of the results page (linked), its paired difference from the default, and its strategy's
+    chunking speed from the benchmarks page (1 MB, 512 tokens; the row linked)."""
     from chunking import guide
 
     def read(name):
         with (folder / name).open(encoding="utf-8", newline="") as f:
             return list(csv.DictReader(f))
 
-    lines = ["| your answers | start from | recall [95% CI] | tokens handed over | truncated | "
-             "against | recall difference [95% CI] |", "|---|---|---|---|---|---|---|"]
+    speeds = dict(re.findall(r"^\| (\w+), 512 tokens \| chunking \| ([\d.]+) \|",
+                             (folder.parent / "benchmarks.md").read_text(encoding="utf-8"), flags=re.M))
+    lines = ["| your answers | start from | recall [95% CI] | IoU | tokens handed over | truncated | against | "
+             "recall difference [95% CI] | chunking speed |", "|---|---|---|---|---|---|---|---|---|"]
     for row in guide.evidence(read("results.csv"), read("per_question.csv")):
-        start, base = (f"[`{row[k]}`](results.md#{row[k]})" for k in ("config", "baseline"))
+        strategy = next(leaf.strategy for _, leaf in guide.leaves() if leaf.config == row["config"])
+        base = "recursive" if strategy == "contextual" else strategy  # contextual's cuts are recursive's
+        speed = f"[{speeds[base]} MB/s](benchmarks.md#throughput-and-checks)" if base in speeds else "not benchmarked"
+        start, against = (f"[`{row[k]}`](results.md#{row[k]})" for k in ("config", "baseline"))
         lines.append(
             f"| {row['path'].replace('_', ' ')} | {start} | {row['recall']:.3f} [{row['recall_low']:.3f}, "
-            f"{row['recall_high']:.3f}] | {row['retrieved_tokens']:.0f} | {row['truncated']:.3f} | {base} | "
-            f"{row['difference']:+.3f} [{row['low']:+.3f}, {row['high']:+.3f}]: {row['verdict']} |")
+            f"{row['recall_high']:.3f}] | {row['iou']:.3f} | {row['retrieved_tokens']:.0f} | {row['truncated']:.3f} | "
+            f"{against} | {row['difference']:+.3f} [{row['low']:+.3f}, {row['high']:+.3f}]: {row['verdict']} "
+            f"| {speed} |")
     return "\n".join(lines)
 
 
