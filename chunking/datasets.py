@@ -1,11 +1,12 @@
-"""The bundled data — nine documents and their 192 questions — found from any working folder.
+"""The bundled data — nine documents, twelve source files and their questions — found from any folder.
 
 1. `data_dir()` is `$CHUNKING_DATA` when it is set, else the `data/` folder beside the package: an
    editable install or a checkout (what `make setup` makes) finds it there, so a notebook runs
    from any folder, in JupyterLab, VS Code or Colab after `pip install -e`. A wheel has no `data/`:
    point `CHUNKING_DATA` at a copy of the repository's `data/` folder.
-2. `corpus_dir()`, `questions_path()` and `sentence_cases_path()` name its parts; `results_dir()`
-   is the committed output of `make demo` (docs/results) that notebooks 12 and 13 read.
+2. `corpus_dir()`, `questions_path()`, `code_dir()`, `code_questions_path()` and
+   `sentence_cases_path()` name its parts; `results_dir()` is the committed output of `make demo`
+   (docs/results) that notebooks 12 and 13 read.
 3. `check_environment()` says in one line whether everything the notebooks use is there, and how
    to install what is not.
 """
@@ -40,6 +41,26 @@ def corpus_dir() -> Path:
 def questions_path() -> Path:
     """The 192 labelled questions with reference spans (JSON lines, see data/README.md)."""
     return data_dir() / "eval" / "questions.jsonl"
+
+
+def code_dir() -> Path:
+    """The folder of the twelve bundled source files: real code under permissive licences, each one's
+    project, version, licence and sha256 in its SOURCES.md.
+
+    >>> sorted(path.suffix for path in code_dir().glob("*.rs"))
+    ['.rs', '.rs']
+    """
+    return data_dir() / "code"
+
+
+def code_questions_path() -> Path:
+    """The 86 labelled questions about the bundled source files, with reference spans into their
+    raw text (JSON lines, see data/README.md).
+
+    >>> code_questions_path().name
+    'code_questions.jsonl'
+    """
+    return data_dir() / "eval" / "code_questions.jsonl"
 
 
 def sentence_cases_path(*, holdout: bool = False) -> Path:
