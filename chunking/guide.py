@@ -169,6 +169,7 @@ def evidence(results: Sequence[Mapping[str, object]], per_question: Sequence[Map
                 raise ValueError(f"the guide recommends {name!r}, but the results have no such row")
         row, base = by_config[leaf.config], by_config[leaf.baseline]
         found = {"path": " › ".join(f"{key}={answer}" for key, answer in path), "config": leaf.config,
+                 "strategy": leaf.strategy,
                  **{key: float(row[key]) for key in EVIDENCE},
                  "baseline": leaf.baseline, "baseline_recall": float(base["recall"])}
         if per_question:

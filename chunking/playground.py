@@ -26,7 +26,6 @@ from typing import Any
 from chunking.display import PALETTE, show_chunks
 from chunking.registry import STRATEGIES, chunk, takes
 from chunking.sizers import resolve_unit
-from chunking.tokens import count_tokens
 
 STRUCTURAL = ("fixed", "sentence", "paragraph", "markdown", "sliding", "recursive")
 UNITS = {s: ("tokens", "characters", "sentences") if s in ("sentence", "sliding") else ("tokens", "characters")
@@ -102,8 +101,9 @@ def run(text: str, strategy: str = "recursive", chunk_size: Any = 200, chunk_ove
         chunks = chunk(text, strategy, **options)
     except (ValueError, TypeError) as error:  # the library's option checks: shown, not raised
         return _failed(result, error)
-    sizer = resolve_unit(unit, sentences=True)
-    spans = tuple(Span(c.index, c.start, c.end, sizer.size(c.text), count_tokens(c.text)) for c in chunks)
+    sizer = resolve_unit(unit, sentences=True)  # in tokens the size is the token count: counted once, on the chunk
+    spans = tuple(Span(c.index, c.start, c.end, c.token_count if unit == "tokens" else sizer.size(c.text),
+                       c.token_count) for c in chunks)
     return Result(text=text, strategy=strategy, chunk_size=chunk_size, unit=unit, spans=spans)
 
 

@@ -23,8 +23,8 @@ STRATEGIES = ("fixed", "sentence", "paragraph", "markdown", "sliding", "recursiv
               "parent_child", "contextual")
 PIPELINE = ("registry", "load", "html_text", "docx_text", "embed", "onnx_model", "cache", "store", "deadline", "bm25",
             "llm", "indexing", "retrieval", "compare", "evaluate", "questions", "display", "datasets", "parallel",
-            "ray_index", "langchain_splitter", "llamaindex_parser", "arguments", "configs", "playground", "guide", "cli",
-            "__main__")
+            "ray_index", "langchain_splitter", "llamaindex_parser", "arguments", "configs", "playground", "guide",
+            "cli", "__main__")
 LAYERS = {**dict.fromkeys(CORE, "core"), **dict.fromkeys(STRATEGIES, "strategies"),
           **dict.fromkeys(PIPELINE, "pipeline"), "__init__": "root"}
 ALLOWED = {"core": {"core"}, "strategies": {"core"}, "reference": {"core"}, "root": set(),
